@@ -1,0 +1,314 @@
+//! An ephemeral PostgreSQL cluster: `initdb` + `pg_ctl` into a temporary
+//! directory, listening on a loopback port, torn down when dropped.
+//!
+//! The harness starts one per run and gives every stack its own database;
+//! refcore's own tests use it the same way. As root, PostgreSQL refuses to run,
+//! so the server processes run as the `postgres` user.
+
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use sqlx::Connection;
+
+/// What can go wrong while starting or using the ephemeral cluster.
+#[derive(Debug, thiserror::Error)]
+pub enum PgError {
+    /// The server binaries are not installed where we look.
+    #[error(
+        "postgresql server binaries (initdb, pg_ctl) not found: install them \
+         (`apt-get install postgresql-15`) or set GRANTGATE_PG_BIN to their directory"
+    )]
+    NotInstalled,
+    /// Running as root but there is no `postgres` user to drop privileges to.
+    #[error(
+        "running as root but no `postgres` user exists to run the server: \
+         install the postgresql package, which creates it"
+    )]
+    NoPostgresUser,
+    /// A command of the cluster's life cycle failed; `output` is its stderr.
+    #[error("{command} failed: {output}")]
+    Command {
+        /// The command that failed.
+        command: String,
+        /// What it printed.
+        output: String,
+    },
+    /// A filesystem step (temp dir, permissions) failed.
+    #[error("postgres cluster directory {path}: {source}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// An SQL statement against the cluster failed.
+    #[error("postgres cluster sql: {0}")]
+    Sql(#[from] sqlx::Error),
+}
+
+/// A running throw-away cluster. Dropping it stops the server and deletes
+/// every file it wrote.
+pub struct PgCluster {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    port: u16,
+    run_as: Option<(u32, u32)>,
+}
+
+impl PgCluster {
+    /// Creates and starts a new cluster with trust authentication on
+    /// 127.0.0.1 and a free port. Durability is switched off: the data is
+    /// worthless once the run ends, and fsync would dominate the run time.
+    pub fn start() -> Result<Self, PgError> {
+        let bin = find_bin_dir()?;
+        let run_as = if nix::unistd::geteuid().is_root() {
+            let user = nix::unistd::User::from_name("postgres")
+                .ok()
+                .flatten()
+                .ok_or(PgError::NoPostgresUser)?;
+            Some((user.uid.as_raw(), user.gid.as_raw()))
+        } else {
+            None
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("grantgate-pg-")
+            .tempdir()
+            .map_err(|source| io_err(Path::new("/tmp"), source))?;
+        let cluster = PgCluster {
+            dir,
+            bin,
+            port: free_port().map_err(|source| io_err(Path::new("127.0.0.1:0"), source))?,
+            run_as,
+        };
+        cluster.prepare_dirs()?;
+        cluster.run(
+            "initdb",
+            &[
+                "-D",
+                &cluster.data_dir(),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+                "--no-instructions",
+            ],
+        )?;
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off \
+             -c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
+            cluster.port,
+            cluster.socket_dir()
+        );
+        let log = cluster.dir.path().join("server.log");
+        cluster.run(
+            "pg_ctl",
+            &[
+                "-D",
+                &cluster.data_dir(),
+                "-l",
+                &log.to_string_lossy(),
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                &options,
+                "start",
+            ],
+        )?;
+        Ok(cluster)
+    }
+
+    /// The loopback port the server listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The URL of database `name` on this cluster (no password: trust auth).
+    pub fn url(&self, name: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+    }
+
+    /// Creates an empty database and returns its URL.
+    pub async fn create_database(&self, name: &str) -> Result<String, PgError> {
+        let mut conn = sqlx::PgConnection::connect(&self.url("postgres")).await?;
+        sqlx::raw_sql(&format!("CREATE DATABASE \"{name}\""))
+            .execute(&mut conn)
+            .await?;
+        Ok(self.url(name))
+    }
+
+    /// Drops a database, disconnecting whoever still uses it.
+    pub async fn drop_database(&self, name: &str) -> Result<(), PgError> {
+        let mut conn = sqlx::PgConnection::connect(&self.url("postgres")).await?;
+        sqlx::raw_sql(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+            .execute(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    /// The server's version string, e.g. `PostgreSQL 15.18 ...`.
+    pub async fn version(&self) -> Result<String, PgError> {
+        let mut conn = sqlx::PgConnection::connect(&self.url("postgres")).await?;
+        let (v,): (String,) = sqlx::query_as("SELECT version()")
+            .fetch_one(&mut conn)
+            .await?;
+        Ok(v)
+    }
+
+    fn data_dir(&self) -> String {
+        self.dir.path().join("data").to_string_lossy().into_owned()
+    }
+
+    fn socket_dir(&self) -> String {
+        self.dir.path().join("sock").to_string_lossy().into_owned()
+    }
+
+    /// The server user must own its data and socket directories and be able
+    /// to reach them through the (root-owned) temp dir.
+    fn prepare_dirs(&self) -> Result<(), PgError> {
+        let top = self.dir.path();
+        std::fs::set_permissions(top, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| io_err(top, e))?;
+        for sub in ["data", "sock"] {
+            let path = top.join(sub);
+            std::fs::create_dir(&path).map_err(|e| io_err(&path, e))?;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| io_err(&path, e))?;
+            if let Some((uid, gid)) = self.run_as {
+                std::os::unix::fs::chown(&path, Some(uid), Some(gid))
+                    .map_err(|e| io_err(&path, e))?;
+            }
+        }
+        // The server log is written by pg_ctl as the server user.
+        if let Some((uid, gid)) = self.run_as {
+            std::os::unix::fs::chown(top, Some(uid), Some(gid)).map_err(|e| io_err(top, e))?;
+        }
+        Ok(())
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(self.bin.join(program));
+        if let Some((uid, gid)) = self.run_as {
+            cmd.uid(uid).gid(gid);
+        }
+        // The server must not inherit our terminal: Ctrl-C goes to the
+        // harness, which then stops the cluster in order.
+        cmd.process_group(0)
+            .stdin(Stdio::null())
+            .current_dir(self.dir.path());
+        cmd
+    }
+
+    fn run(&self, program: &str, args: &[&str]) -> Result<(), PgError> {
+        let output = self
+            .command(program)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| io_err(&self.bin.join(program), e))?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
+        if let Ok(log) = std::fs::read_to_string(self.dir.path().join("server.log")) {
+            text.push_str(&log);
+        }
+        Err(PgError::Command {
+            command: program.to_owned(),
+            output: text.trim().to_owned(),
+        })
+    }
+}
+
+impl Drop for PgCluster {
+    fn drop(&mut self) {
+        // Immediate mode: nothing in the cluster is worth a checkpoint.
+        let _ = self
+            .command("pg_ctl")
+            .args(["-D", &self.data_dir(), "-m", "immediate", "-w", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn io_err(path: &Path, source: std::io::Error) -> PgError {
+    PgError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Asks the kernel for a free loopback port. Another process could take it
+/// before the server binds; pg_ctl would then fail loudly, never silently.
+fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Finds the directory holding `initdb` and `pg_ctl`: `GRANTGATE_PG_BIN`,
+/// then Debian's versioned directories (newest first), then `PATH`.
+fn find_bin_dir() -> Result<PathBuf, PgError> {
+    let has_tools = |dir: &Path| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file();
+    if let Some(dir) = std::env::var_os("GRANTGATE_PG_BIN") {
+        let dir = PathBuf::from(dir);
+        return if has_tools(&dir) {
+            Ok(dir)
+        } else {
+            Err(PgError::NotInstalled)
+        };
+    }
+    let mut versioned: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|d| has_tools(d))
+        .collect();
+    versioned.sort_by_key(|d| {
+        d.parent()
+            .and_then(|v| v.file_name())
+            .and_then(|v| v.to_str())
+            .and_then(|v| v.parse::<u32>().ok())
+            .unwrap_or(0)
+    });
+    if let Some(dir) = versioned.pop() {
+        return Ok(dir);
+    }
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .find(|d| has_tools(d))
+        .ok_or(PgError::NotInstalled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_cluster_serves_fresh_databases_and_leaves_nothing_behind() {
+        let cluster = PgCluster::start().expect("start the ephemeral cluster");
+        let dir = cluster.dir.path().to_owned();
+        let url = cluster.create_database("gg_probe").await.unwrap();
+        let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+        let (one,): (i32,) = sqlx::query_as("SELECT 1").fetch_one(&mut conn).await.unwrap();
+        assert_eq!(one, 1);
+        drop(conn);
+        assert!(cluster.version().await.unwrap().starts_with("PostgreSQL"));
+        cluster.drop_database("gg_probe").await.unwrap();
+        let port = cluster.port();
+        drop(cluster);
+        assert!(!dir.exists(), "cluster directory {dir:?} was left behind");
+        assert!(
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+            "server still listening on {port}"
+        );
+    }
+}
