@@ -1,0 +1,291 @@
+//! The fault proxy: a loopback HTTP proxy between an adapter and its Core,
+//! whose faults are programmed per request, and which counts every request by
+//! method and path.
+//!
+//! Why hyper directly rather than axum: the "lost response" fault must close
+//! the connection without writing a single byte of answer, which only the
+//! connection layer can do (a service error ends the connection unanswered).
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Body;
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{HarnessError, Result};
+
+/// What the proxy does to one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// Forward the request and return the Core's answer untouched.
+    Pass,
+    /// Forward the request, let the Core act on it, then close the
+    /// connection without answering: a lost response.
+    DropResponse,
+    /// Forward, then replace the answer's body with malformed JSON (status
+    /// and headers kept).
+    MalformedJson,
+    /// Forward, then replace the answer's body with these bytes.
+    ReplaceBody(Bytes),
+    /// Forward, then replace the answer's status (body kept).
+    Status(u16),
+    /// Do not forward; answer `302 Found` with this `Location`.
+    Redirect(String),
+    /// Forward, then hold the answer back this long before sending it, so
+    /// that a client with a shorter timeout gives up.
+    Delay(Duration),
+}
+
+/// The body [`Fault::MalformedJson`] sends: JSON that stops mid-object.
+pub const MALFORMED_JSON: &str = "{\"grant\": {\"id\": 1, \"state\": ";
+
+/// A fault waiting for the next request that matches it.
+#[derive(Debug, Clone)]
+struct Rule {
+    method: String,
+    pattern: String,
+    fault: Fault,
+}
+
+#[derive(Default)]
+struct ProxyState {
+    rules: Mutex<VecDeque<Rule>>,
+    seen: Mutex<Vec<(String, String)>>,
+}
+
+/// A running fault proxy; dropping it stops it.
+pub struct FaultProxy {
+    addr: SocketAddr,
+    state: Arc<ProxyState>,
+    stop: CancellationToken,
+}
+
+impl FaultProxy {
+    /// Starts a proxy on `127.0.0.1:0` forwarding to `upstream` (an origin
+    /// such as `http://127.0.0.1:4000`).
+    pub async fn start(upstream: &str) -> Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| HarnessError::io("127.0.0.1:0", e))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| HarnessError::io("127.0.0.1:0", e))?;
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| HarnessError::Config(format!("proxy client: {e}")))?;
+        let state = Arc::new(ProxyState::default());
+        let stop = CancellationToken::new();
+        let forward = Forward {
+            upstream: upstream.trim_end_matches('/').to_owned(),
+            client,
+            state: state.clone(),
+        };
+        tokio::spawn(accept_loop(listener, forward, stop.clone()));
+        Ok(FaultProxy { addr, state, stop })
+    }
+
+    /// The proxy's origin, to give the adapter as its Core URL.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Queues `fault` for the next request whose method is `method` and whose
+    /// path matches `pattern` (`*` matches one path segment). Faults apply
+    /// once each, in the order queued; unmatched requests pass.
+    pub fn inject(&self, method: &str, pattern: &str, fault: Fault) {
+        self.state.rules.lock().expect("proxy rules").push_back(Rule {
+            method: method.to_ascii_uppercase(),
+            pattern: pattern.to_owned(),
+            fault,
+        });
+    }
+
+    /// How many requests with `method` and a path matching `pattern` reached
+    /// the proxy so far.
+    pub fn count(&self, method: &str, pattern: &str) -> usize {
+        let method = method.to_ascii_uppercase();
+        self.state
+            .seen
+            .lock()
+            .expect("proxy log")
+            .iter()
+            .filter(|(m, p)| *m == method && path_matches(pattern, p))
+            .count()
+    }
+
+    /// Every request seen so far, as `(method, path)`.
+    pub fn requests(&self) -> Vec<(String, String)> {
+        self.state.seen.lock().expect("proxy log").clone()
+    }
+
+    /// Faults queued but not yet used.
+    pub fn pending_faults(&self) -> usize {
+        self.state.rules.lock().expect("proxy rules").len()
+    }
+}
+
+impl Drop for FaultProxy {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// True when `path` matches `pattern` segment by segment; `*` matches any
+/// one segment.
+pub fn path_matches(pattern: &str, path: &str) -> bool {
+    let pat: Vec<&str> = pattern.trim_end_matches('/').split('/').collect();
+    let got: Vec<&str> = path.trim_end_matches('/').split('/').collect();
+    pat.len() == got.len() && pat.iter().zip(&got).all(|(p, g)| *p == "*" || p == g)
+}
+
+#[derive(Clone)]
+struct Forward {
+    upstream: String,
+    client: reqwest::Client,
+    state: Arc<ProxyState>,
+}
+
+async fn accept_loop(listener: TcpListener, forward: Forward, stop: CancellationToken) {
+    loop {
+        let stream = tokio::select! {
+            _ = stop.cancelled() => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(_) => continue,
+            },
+        };
+        let forward = forward.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req| {
+                let forward = forward.clone();
+                async move { forward.handle(req).await }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::select! {
+                _ = stop.cancelled() => {}
+                // A connection ended by DropResponse is an error by design.
+                _ = conn => {}
+            }
+        });
+    }
+}
+
+/// The error a service returns to make hyper close the connection unanswered.
+#[derive(Debug, thiserror::Error)]
+#[error("response dropped by fault injection")]
+struct Dropped;
+
+impl Forward {
+    async fn handle(
+        &self,
+        req: http::Request<Incoming>,
+    ) -> std::result::Result<http::Response<Body>, Dropped> {
+        let method = req.method().as_str().to_owned();
+        let path = req.uri().path().to_owned();
+        self.state
+            .seen
+            .lock()
+            .expect("proxy log")
+            .push((method.clone(), path.clone()));
+        let fault = self.take_fault(&method, &path);
+        if let Fault::Redirect(location) = &fault {
+            return Ok(http::Response::builder()
+                .status(302)
+                .header("location", location)
+                .body(Body::empty())
+                .expect("a valid redirect"));
+        }
+        let (status, headers, body) = match self.send(req).await {
+            Ok(answer) => answer,
+            Err(message) => {
+                return Ok(http::Response::builder()
+                    .status(502)
+                    .body(Body::from(format!("fault proxy: upstream failed: {message}")))
+                    .expect("a valid 502"));
+            }
+        };
+        let (status, body) = match fault {
+            Fault::Pass | Fault::Redirect(_) => (status, body),
+            Fault::DropResponse => return Err(Dropped),
+            Fault::MalformedJson => (status, Bytes::from_static(MALFORMED_JSON.as_bytes())),
+            Fault::ReplaceBody(bytes) => (status, bytes),
+            Fault::Status(code) => (code, body),
+            Fault::Delay(d) => {
+                tokio::time::sleep(d).await;
+                (status, body)
+            }
+        };
+        let mut builder = http::Response::builder().status(status);
+        for (name, value) in headers.iter() {
+            if !is_hop_header(name.as_str()) {
+                builder = builder.header(name, value);
+            }
+        }
+        Ok(builder
+            .body(Body::from(body))
+            .unwrap_or_else(|_| http::Response::new(Body::empty())))
+    }
+
+    fn take_fault(&self, method: &str, path: &str) -> Fault {
+        let mut rules = self.state.rules.lock().expect("proxy rules");
+        match rules
+            .iter()
+            .position(|r| r.method == method && path_matches(&r.pattern, path))
+        {
+            Some(i) => rules.remove(i).map(|r| r.fault).unwrap_or(Fault::Pass),
+            None => Fault::Pass,
+        }
+    }
+
+    async fn send(
+        &self,
+        req: http::Request<Incoming>,
+    ) -> std::result::Result<(u16, http::HeaderMap, Bytes), String> {
+        let (parts, incoming) = req.into_parts();
+        let body = axum::body::to_bytes(Body::new(incoming), usize::MAX)
+            .await
+            .map_err(|e| e.to_string())?;
+        let path_and_query = parts
+            .uri
+            .path_and_query()
+            .map(|pq| pq.as_str())
+            .unwrap_or("/");
+        let mut out = self
+            .client
+            .request(parts.method, format!("{}{path_and_query}", self.upstream));
+        for (name, value) in parts.headers.iter() {
+            if !is_hop_header(name.as_str()) && name != http::header::HOST {
+                out = out.header(name, value);
+            }
+        }
+        let resp = out.body(body).send().await.map_err(|e| e.to_string())?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let body = resp.bytes().await.map_err(|e| e.to_string())?;
+        Ok((status, headers, body))
+    }
+}
+
+/// Hop-by-hop and length headers are the proxy's own business on each side.
+fn is_hop_header(name: &str) -> bool {
+    matches!(
+        name.to_ascii_lowercase().as_str(),
+        "connection"
+            | "keep-alive"
+            | "transfer-encoding"
+            | "content-length"
+            | "te"
+            | "trailer"
+            | "upgrade"
+            | "proxy-connection"
+    )
+}

@@ -1,0 +1,166 @@
+//! The run report: plain, serialisable data that every report format, the
+//! progress display and the exit code are computed from.
+//!
+//! Everything in here is already redacted: the runner passes transcripts and
+//! logs through the secret registry before they become part of the model, and
+//! the writers redact once more on the way out.
+
+use serde::{Deserialize, Serialize};
+
+use crate::runner::outcome::Verdict;
+
+/// One whole run: where it ran, and every scenario result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunReport {
+    /// Unique id of the run; also the report directory's name.
+    pub run_id: String,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: String,
+    /// Whole-run wall time in milliseconds.
+    pub duration_ms: u64,
+    /// What ran: harness, Core and database versions.
+    pub environment: Environment,
+    /// One result per scenario × backend, in catalogue order.
+    pub results: Vec<ScenarioResult>,
+}
+
+impl RunReport {
+    /// Counts of passed, failed and errored results.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for r in &self.results {
+            match r.verdict {
+                Verdict::Passed => c.passed += 1,
+                Verdict::Failed { .. } => c.failed += 1,
+                Verdict::Errored { .. } => c.errored += 1,
+            }
+        }
+        c
+    }
+}
+
+/// Tally of verdicts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Scenarios whose every assertion held.
+    pub passed: usize,
+    /// Scenarios where the Core (or adapter) broke the contract.
+    pub failed: usize,
+    /// Scenarios the harness or environment could not run.
+    pub errored: usize,
+}
+
+/// The versions an auditor needs to reproduce the run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Environment {
+    /// The harness's own version.
+    pub harness_version: String,
+    /// The git revision of the checkout the harness ran from, or `unknown`.
+    pub git_revision: String,
+    /// The Core binary that was gated.
+    pub core_binary: String,
+    /// The adapter binary the bots ran.
+    pub adapter_binary: String,
+    /// Core version and database version per backend, as the stacks reported.
+    pub backends: Vec<BackendEnvironment>,
+}
+
+/// What one backend's stacks reported about themselves.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct BackendEnvironment {
+    /// `sqlite` or `postgres`.
+    pub backend: String,
+    /// `version` from the Core's `/api/v1/version`.
+    pub core_version: String,
+    /// The database server or library version.
+    pub database_version: String,
+}
+
+/// The result of one scenario on one backend.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ScenarioResult {
+    /// Trial name, `backend::scenario`.
+    pub name: String,
+    /// The scenario id.
+    pub scenario: String,
+    /// The backend it ran on.
+    pub backend: String,
+    /// The catalogue family (spec §7 section).
+    pub family: String,
+    /// The one-sentence claim the scenario proves.
+    pub claim: String,
+    /// Passed, failed or errored, with the reason.
+    pub verdict: Verdict,
+    /// Wall time of the whole scenario, stack included, in milliseconds.
+    pub duration_ms: u64,
+    /// Time from launching the Core to a healthy `/api/healthz`, if it started.
+    pub stack_startup_ms: Option<u64>,
+    /// Core version and database version as this stack reported them.
+    pub core_version: Option<String>,
+    /// The database version of this stack.
+    pub database_version: Option<String>,
+    /// Steps in order, each with its assertions and HTTP/MCP exchanges.
+    pub steps: Vec<StepRecord>,
+    /// The Core's stdout and stderr, redacted.
+    pub core_log: String,
+    /// Each adapter process's log, by bot name, redacted.
+    pub adapter_logs: Vec<NamedLog>,
+}
+
+/// A log of one named process.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NamedLog {
+    /// Whose log.
+    pub name: String,
+    /// The redacted text.
+    pub text: String,
+}
+
+/// One named step of a scenario.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The step in domain words, e.g. `alice approves the grant`.
+    pub name: String,
+    /// Assertions made during the step, in order.
+    pub assertions: Vec<AssertionRecord>,
+    /// Exchanges made during the step, in order.
+    pub exchanges: Vec<Exchange>,
+}
+
+/// One checked expectation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AssertionRecord {
+    /// What was checked, in words.
+    pub what: String,
+    /// The expected value, rendered.
+    pub expected: String,
+    /// The actual value, rendered.
+    pub actual: String,
+    /// Whether it held.
+    pub passed: bool,
+}
+
+/// One recorded exchange: an HTTP request and its answer, or an MCP tool call.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Exchange {
+    /// Who made it: a human's, bot's or the setup client's name.
+    pub actor: String,
+    /// `http` or `mcp`.
+    pub kind: String,
+    /// HTTP method, or `tools/call`.
+    pub method: String,
+    /// The URL, or the tool name.
+    pub target: String,
+    /// Request headers worth seeing (credentials removed).
+    pub request_headers: Vec<(String, String)>,
+    /// Request body, truncated and redacted.
+    pub request_body: String,
+    /// HTTP status, or 0 for MCP and for transport failures.
+    pub status: u16,
+    /// Response headers worth seeing (cookies removed).
+    pub response_headers: Vec<(String, String)>,
+    /// Response body, truncated and redacted.
+    pub response_body: String,
+    /// Milliseconds from send to the full answer.
+    pub elapsed_ms: u64,
+}

@@ -1,0 +1,188 @@
+//! The secret registry: every credential the run mints or sees is registered
+//! here, every writer redacts through it, and the finished report directory is
+//! scanned for it.
+//!
+//! Why a registry rather than careful writers: a transcript can catch a secret
+//! anywhere (a form body, a JSON answer, a Core log line). Redacting by value
+//! catches all of them, and the final scan proves it did.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::error::{HarnessError, Result};
+
+/// What a redacted secret is replaced with.
+pub const REDACTED: &str = "[redacted]";
+
+/// Secrets shorter than this are not registered: redacting them would shred
+/// ordinary text, and nothing the run mints is that short.
+const MIN_SECRET_LEN: usize = 8;
+
+/// A shared, append-only set of secret values. Cloning shares the set.
+#[derive(Clone, Default)]
+pub struct SecretRegistry {
+    values: Arc<Mutex<Vec<String>>>,
+}
+
+impl std::fmt::Debug for SecretRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the values themselves.
+        write!(f, "SecretRegistry({} values)", self.len())
+    }
+}
+
+impl SecretRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a secret and the encodings it travels in (form-urlencoded,
+    /// percent-encoded), so that a password inside a form body is caught too.
+    pub fn register(&self, secret: &str) {
+        if secret.len() < MIN_SECRET_LEN {
+            return;
+        }
+        let mut forms = vec![secret.to_owned()];
+        let form: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+        forms.push(form.clone());
+        forms.push(form.replace('+', "%20"));
+        let mut values = self.values.lock().expect("secret registry poisoned");
+        for f in forms {
+            if !values.contains(&f) {
+                values.push(f);
+            }
+        }
+        // Longest first: a secret that contains another is replaced whole.
+        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
+    }
+
+    /// A fresh random secret (a password, a key), already registered.
+    pub fn mint(&self, prefix: &str) -> String {
+        let secret = format!("{prefix}-{}", uuid::Uuid::new_v4().simple());
+        self.register(&secret);
+        secret
+    }
+
+    /// How many values (secrets and their encodings) are registered.
+    pub fn len(&self) -> usize {
+        self.values.lock().expect("secret registry poisoned").len()
+    }
+
+    /// True when nothing is registered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Replaces every registered secret in `text` with [`REDACTED`].
+    pub fn redact(&self, text: &str) -> String {
+        let values = self.values.lock().expect("secret registry poisoned");
+        let mut out = text.to_owned();
+        for v in values.iter() {
+            if out.contains(v.as_str()) {
+                out = out.replace(v.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+
+    /// Counts registered secrets occurring in `bytes`.
+    pub fn occurrences(&self, bytes: &[u8]) -> usize {
+        let values = self.values.lock().expect("secret registry poisoned");
+        values
+            .iter()
+            .map(|v| count_occurrences(bytes, v.as_bytes()))
+            .sum()
+    }
+
+    /// Scans every file under `dir`; fails with the first file that holds a
+    /// registered secret. This runs after the report is written, so a writer
+    /// that forgot to redact fails the run instead of leaking quietly.
+    pub fn scan_dir(&self, dir: &Path) -> Result<()> {
+        let mut leaks: Vec<(PathBuf, usize)> = Vec::new();
+        for path in files_under(dir)? {
+            let bytes = std::fs::read(&path).map_err(|e| HarnessError::io(&path, e))?;
+            let n = self.occurrences(&bytes);
+            if n > 0 {
+                leaks.push((path, n));
+            }
+        }
+        match leaks.first() {
+            None => Ok(()),
+            Some((path, _)) => Err(HarnessError::SecretLeak {
+                path: path.clone(),
+                count: leaks.iter().map(|(_, n)| n).sum(),
+            }),
+        }
+    }
+}
+
+fn count_occurrences(haystack: &[u8], needle: &[u8]) -> usize {
+    if needle.is_empty() || haystack.len() < needle.len() {
+        return 0;
+    }
+    haystack
+        .windows(needle.len())
+        .filter(|w| *w == needle)
+        .count()
+}
+
+/// Every regular file below `dir`, in a stable order.
+pub fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_owned()];
+    while let Some(d) = todo.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| HarnessError::io(&d, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| HarnessError::io(&d, e))?;
+            let path = entry.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redaction_replaces_the_secret_and_its_form_encoding() {
+        let reg = SecretRegistry::new();
+        reg.register("s3cr3t/va+lue=");
+        let text = "password=s3cr3t%2Fva%2Blue%3D&raw=s3cr3t/va+lue=";
+        let out = reg.redact(text);
+        assert_eq!(out, "password=[redacted]&raw=[redacted]");
+    }
+
+    #[test]
+    fn short_values_are_not_registered() {
+        let reg = SecretRegistry::new();
+        reg.register("abc");
+        assert!(reg.is_empty());
+        assert_eq!(reg.redact("abc"), "abc");
+    }
+
+    #[test]
+    fn the_scan_fails_a_directory_holding_a_secret_and_passes_a_clean_one() {
+        let reg = SecretRegistry::new();
+        let secret = reg.mint("token");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("clean.txt"), "nothing here").unwrap();
+        reg.scan_dir(dir.path()).expect("a clean directory passes");
+        std::fs::write(dir.path().join("sub/leak.html"), format!("<p>{secret}</p>")).unwrap();
+        match reg.scan_dir(dir.path()) {
+            Err(HarnessError::SecretLeak { path, count }) => {
+                assert!(path.ends_with("sub/leak.html"));
+                assert_eq!(count, 1);
+            }
+            other => panic!("expected a leak, got {other:?}"),
+        }
+    }
+}
