@@ -1,0 +1,19 @@
+# Runtime image of awg-mcp from a binary built on the host; used by
+# scripts/build-images. Keep the runtime part in step with awg-mcp.Dockerfile.
+ARG BASE=grantgate/debian:bookworm
+FROM ${BASE}
+
+RUN useradd --system --uid 10001 --user-group --home-dir /nonexistent --no-create-home mcp
+COPY awg-mcp /usr/local/bin/awg-mcp
+
+LABEL org.opencontainers.image.title="awg-mcp" \
+      org.opencontainers.image.description="MCP adapter for agent work grants on one fixed Core origin" \
+      org.opencontainers.image.licenses="Apache-2.0"
+
+# stdio by default (`docker run -i`). For Streamable HTTP set
+# AWG_TRANSPORT=http and AWG_ALLOW_REMOTE=true: the container's port is
+# not loopback, so opening it stays an explicit choice.
+ENV AWG_LISTEN=0.0.0.0:8080
+USER mcp
+EXPOSE 8080
+ENTRYPOINT ["/usr/local/bin/awg-mcp"]

@@ -1,0 +1,22 @@
+# Runtime image of refcore from a binary built on the host; used by
+# scripts/build-images. Keep the runtime part in step with refcore.Dockerfile.
+ARG BASE=grantgate/debian:bookworm
+FROM ${BASE}
+
+RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home core \
+ && install -d -o core -g core -m 0750 /data
+COPY refcore /usr/local/bin/refcore
+
+LABEL org.opencontainers.image.title="refcore" \
+      org.opencontainers.image.description="The reference Core of the agent work grant contract (SQLite and PostgreSQL)" \
+      org.opencontainers.image.licenses="Apache-2.0"
+
+# No secret has a default: CORE_SECRET_KEY and the admin credentials are
+# passed at run time (spec §5).
+ENV CORE_LISTEN=0.0.0.0:3000 \
+    CORE_DATABASE_URL=sqlite:///data/core.db
+USER core
+WORKDIR /data
+VOLUME /data
+EXPOSE 3000
+ENTRYPOINT ["/usr/local/bin/refcore"]
