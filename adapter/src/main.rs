@@ -1,1 +1,80 @@
-fn main() {}
+//! `awg-mcp` binary: parse configuration, then serve stdio or Streamable HTTP.
+
+use std::{io::Write, process::ExitCode};
+
+use anyhow::Context;
+use awg_mcp::{AdapterServer, Cli, Config, Transport, http, upstream::Upstream};
+use clap::Parser;
+use tokio_util::sync::CancellationToken;
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // Logs go to stderr: stdout is the MCP channel (stdio) or the one address line (http).
+    let filter = EnvFilter::try_from_env("AWG_LOG").unwrap_or_else(|_| EnvFilter::new("awg_mcp=info,rmcp=warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+    let config = match Config::from_cli(cli, |name| std::env::var(name).ok()) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("awg-mcp: error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(config) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("awg-mcp: error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(config: Config) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async move {
+        let upstream = Upstream::new(config.core.clone(), config.upstream_timeout)?;
+        let server = AdapterServer::new(upstream, config.credential.clone());
+        tracing::info!(core = %config.core.url(), transport = ?config.transport, "awg-mcp starting");
+        match config.transport {
+            Transport::Stdio => server.serve_stdio().await?,
+            Transport::Http => {
+                let shutdown = CancellationToken::new();
+                tokio::spawn(stop_on_signal(shutdown.clone()));
+                let guard = http::Guard {
+                    any_host: config.allow_remote,
+                    allowed_origins: config.allowed_origins.clone(),
+                };
+                http::serve(server, config.listen, guard, shutdown, |bound| {
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = writeln!(stdout, "awg-mcp listening on http://{bound}/mcp");
+                    let _ = stdout.flush();
+                })
+                .await?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Cancels `shutdown` on SIGTERM or Ctrl-C so the HTTP server stops cleanly.
+async fn stop_on_signal(shutdown: CancellationToken) {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(term) => term,
+        Err(error) => {
+            tracing::warn!(%error, "cannot watch SIGTERM");
+            return;
+        }
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    shutdown.cancel();
+}

@@ -1,0 +1,256 @@
+//! Configuration: command line and environment, checked once at start.
+//!
+//! Everything that decides where requests go (the Core origin) and who they
+//! act as (the credential) is fixed here and never changes while serving.
+//! Credentials come only from the environment so that they never show up in
+//! a process listing.
+
+use std::{fmt, net::SocketAddr, time::Duration};
+
+use clap::{Parser, ValueEnum};
+use url::Url;
+
+use crate::error::ConfigError;
+
+/// Which MCP transport to serve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    /// JSON-RPC over the process's stdin/stdout (the default).
+    Stdio,
+    /// Streamable HTTP at `/mcp`.
+    Http,
+}
+
+/// The command line; every flag also reads an `AWG_*` environment variable.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "awg-mcp", version, about = "MCP adapter for agent work grants on one fixed Core origin")]
+pub struct Cli {
+    /// The Core's origin, `http(s)://host[:port]` with no path, query, userinfo or fragment.
+    #[arg(long, env = "AWG_CORE_URL")]
+    pub core_url: String,
+    /// MCP transport to serve.
+    #[arg(long, env = "AWG_TRANSPORT", value_enum, default_value = "stdio")]
+    pub transport: Transport,
+    /// Address for the HTTP transport; port 0 picks a free one.
+    #[arg(long, env = "AWG_LISTEN", default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Allow `--listen` on a non-loopback address (and any `Host` header).
+    #[arg(long, env = "AWG_ALLOW_REMOTE")]
+    pub allow_remote: bool,
+    /// Timeout of each upstream request in milliseconds (connect to last body byte).
+    #[arg(long, env = "AWG_UPSTREAM_TIMEOUT_MS", default_value_t = 30_000,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub upstream_timeout_ms: u64,
+    /// Browser origin allowed to call the HTTP transport (repeatable). Default: loopback origins only.
+    #[arg(long = "allowed-origin", env = "AWG_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+}
+
+/// A credential for the Core. `Debug` never prints the secret.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// Sent as `Authorization: token T`.
+    Token(String),
+    /// Sent as HTTP Basic.
+    Basic {
+        /// Login name.
+        user: String,
+        /// Password or token used as password.
+        password: String,
+    },
+}
+
+impl fmt::Debug for Credential {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Credential::Token(_) => f.write_str("Token(<redacted>)"),
+            Credential::Basic { .. } => f.write_str("Basic(<redacted>)"),
+        }
+    }
+}
+
+/// The Core's origin: scheme, host and port, nothing else.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreOrigin(Url);
+
+impl CoreOrigin {
+    /// Parses and checks a bare http(s) origin; a trailing `/` is tolerated.
+    pub fn parse(raw: &str) -> Result<Self, ConfigError> {
+        let fail = |reason: &str| ConfigError::CoreUrl {
+            url: raw.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let url = Url::parse(raw).map_err(|e| fail(&e.to_string()))?;
+        if url.scheme() != "http" && url.scheme() != "https" {
+            return Err(fail("the scheme must be http or https"));
+        }
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(fail("a host is required"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(fail("userinfo is not allowed (credentials come from AWG_TOKEN or AWG_BASIC_*)"));
+        }
+        if url.path() != "/" {
+            return Err(fail("a path is not allowed"));
+        }
+        if url.query().is_some() {
+            return Err(fail("a query is not allowed"));
+        }
+        if url.fragment().is_some() {
+            return Err(fail("a fragment is not allowed"));
+        }
+        Ok(Self(url))
+    }
+
+    /// The origin as a base URL (`scheme://host[:port]/`).
+    pub fn url(&self) -> &Url {
+        &self.0
+    }
+}
+
+/// The complete, checked configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The one Core every request goes to.
+    pub core: CoreOrigin,
+    /// Transport to serve.
+    pub transport: Transport,
+    /// HTTP listen address.
+    pub listen: SocketAddr,
+    /// Whether non-loopback listening (and any Host) is allowed.
+    pub allow_remote: bool,
+    /// Upstream request timeout.
+    pub upstream_timeout: Duration,
+    /// Extra allowed browser origins, normalised (`scheme://host:port`).
+    pub allowed_origins: Vec<String>,
+    /// The process credential, if any.
+    pub credential: Option<Credential>,
+}
+
+impl Config {
+    /// Checks the command line and reads the credential from `env`.
+    pub fn from_cli(
+        cli: Cli,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let core = CoreOrigin::parse(&cli.core_url)?;
+        if !cli.listen.ip().is_loopback() && !cli.allow_remote {
+            return Err(ConfigError::RemoteListen { addr: cli.listen });
+        }
+        let allowed_origins = cli
+            .allowed_origins
+            .iter()
+            .filter(|o| !o.is_empty())
+            .map(|o| normalize_origin(o))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            core,
+            transport: cli.transport,
+            listen: cli.listen,
+            allow_remote: cli.allow_remote,
+            upstream_timeout: Duration::from_millis(cli.upstream_timeout_ms),
+            allowed_origins,
+            credential: credential_from_env(env)?,
+        })
+    }
+}
+
+/// Normalises an origin to `scheme://host:port` with an explicit port.
+pub fn normalize_origin(raw: &str) -> Result<String, ConfigError> {
+    let fail = |reason: &str| ConfigError::AllowedOrigin {
+        origin: raw.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let url = Url::parse(raw).map_err(|e| fail(&e.to_string()))?;
+    let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+        return Err(fail("host and port are required"));
+    };
+    if !matches!(url.scheme(), "http" | "https") || url.path() != "/" || url.query().is_some() {
+        return Err(fail("expected scheme://host[:port]"));
+    }
+    Ok(format!("{}://{}:{}", url.scheme(), host, port))
+}
+
+/// Reads `AWG_TOKEN` or `AWG_BASIC_USER` + `AWG_BASIC_PASSWORD`.
+fn credential_from_env(
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<Credential>, ConfigError> {
+    let token = env("AWG_TOKEN").filter(|t| !t.is_empty());
+    let user = env("AWG_BASIC_USER").filter(|u| !u.is_empty());
+    let password = env("AWG_BASIC_PASSWORD").filter(|p| !p.is_empty());
+    match (token, user, password) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => Err(ConfigError::Credentials(
+            "set either AWG_TOKEN or AWG_BASIC_USER with AWG_BASIC_PASSWORD, not both".into(),
+        )),
+        (Some(token), None, None) => {
+            if !is_header_token(&token) {
+                return Err(ConfigError::Credentials(
+                    "AWG_TOKEN must be visible ASCII without spaces".into(),
+                ));
+            }
+            Ok(Some(Credential::Token(token)))
+        }
+        (None, Some(user), Some(password)) => {
+            if user.contains(':') {
+                return Err(ConfigError::Credentials(
+                    "AWG_BASIC_USER must not contain ':'".into(),
+                ));
+            }
+            Ok(Some(Credential::Basic { user, password }))
+        }
+        (None, Some(_), None) | (None, None, Some(_)) => Err(ConfigError::Credentials(
+            "AWG_BASIC_USER and AWG_BASIC_PASSWORD must be set together".into(),
+        )),
+        (None, None, None) => Ok(None),
+    }
+}
+
+/// Whether `s` can travel as a token in an `Authorization` header unchanged.
+pub fn is_header_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_graphic())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_bare() {
+        assert!(CoreOrigin::parse("http://127.0.0.1:3000").is_ok());
+        assert!(CoreOrigin::parse("https://core.example/").is_ok());
+        for bad in [
+            "ftp://h",
+            "http://h/api",
+            "http://h?x=1",
+            "http://h#f",
+            "http://u:p@h",
+            "http://u@h",
+            "h:3000",
+            "",
+            "http://h:3000/?",
+        ] {
+            assert!(CoreOrigin::parse(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn credentials_need_a_complete_pair() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        };
+        assert_eq!(credential_from_env(env(&[])).unwrap(), None);
+        assert_eq!(
+            credential_from_env(env(&[("AWG_TOKEN", "t1")])).unwrap(),
+            Some(Credential::Token("t1".into()))
+        );
+        assert!(credential_from_env(env(&[("AWG_BASIC_USER", "bot")])).is_err());
+        assert!(credential_from_env(env(&[("AWG_TOKEN", "t"), ("AWG_BASIC_USER", "b")])).is_err());
+        let basic = credential_from_env(env(&[
+            ("AWG_BASIC_USER", "bot"),
+            ("AWG_BASIC_PASSWORD", "pw"),
+        ]))
+        .unwrap()
+        .unwrap();
+        assert_eq!(format!("{basic:?}"), "Basic(<redacted>)");
+    }
+}

@@ -1,0 +1,156 @@
+//! Continuation of list pages from `X-Total-Count` and `Link`.
+//!
+//! The adapter asks for `limit=30`, but a Core may clamp the width and say so
+//! only through its headers. The `Link` header is parsed for `rel="next"`
+//! only to learn that a next page exists and its number; its URL is never
+//! requested (the next page is a fresh request to the fixed origin). The
+//! total count, with the page width actually returned, confirms it.
+
+use url::Url;
+
+use crate::check::Reason;
+
+/// The width the adapter asks for.
+pub const LIMIT: i64 = 30;
+
+/// Where the caller can go from this page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Continuation {
+    /// Whether another page exists.
+    pub has_more: bool,
+    /// The page to ask next, `None` at the end.
+    pub next_page: Option<i64>,
+}
+
+/// Works out the continuation of page `page` that returned `returned` items.
+pub fn continuation(
+    page: i64,
+    returned: usize,
+    total: Option<&str>,
+    link: Option<&str>,
+) -> Result<Continuation, Reason> {
+    let returned = returned as i64;
+    let total = match total {
+        None => None,
+        Some(raw) => Some(
+            raw.trim()
+                .parse::<i64>()
+                .ok()
+                .filter(|n| *n >= 0)
+                .ok_or("X-Total-Count is not a non-negative integer")?,
+        ),
+    };
+    let has_more = match link {
+        Some(link) => {
+            let next = next_page(link)?;
+            if let Some(next) = next {
+                if next != page + 1 {
+                    return Err("Link rel=next does not name the following page".into());
+                }
+                if returned == 0 {
+                    return Err("Link rel=next after an empty page".into());
+                }
+                // A page followed by another is full: its width is what came back.
+                if total.is_some_and(|t| t <= page.saturating_mul(returned)) {
+                    return Err("Link rel=next contradicts X-Total-Count".into());
+                }
+            } else if page == 1 && total.is_some_and(|t| t != returned) {
+                return Err("X-Total-Count contradicts a single page without rel=next".into());
+            }
+            next.is_some()
+        }
+        None => {
+            let total = total.ok_or("neither Link nor X-Total-Count was sent")?;
+            // Without Link the width is inferred from the count returned. It is
+            // exact on page 1 and for full pages; a short later page is taken as
+            // the last one when the total says exactly that for width 30.
+            if returned == 0 {
+                false
+            } else if page == 1 {
+                total > returned
+            } else if returned >= LIMIT {
+                total > page.saturating_mul(LIMIT)
+            } else {
+                total > page.saturating_mul(returned)
+                    && total != (page - 1).saturating_mul(LIMIT) + returned
+            }
+        }
+    };
+    Ok(Continuation {
+        has_more,
+        next_page: has_more.then_some(page + 1),
+    })
+}
+
+/// The page number of the `rel="next"` link, if there is one.
+fn next_page(link: &str) -> Result<Option<i64>, Reason> {
+    let mut rest = link;
+    let mut next = None;
+    while let Some(open) = rest.find('<') {
+        let close = rest[open..].find('>').ok_or("Link header is malformed")? + open;
+        let target = &rest[open + 1..close];
+        let params_end = rest[close..].find('<').map_or(rest.len(), |i| i + close);
+        let params = &rest[close + 1..params_end];
+        if rels(params).any(|rel| rel.eq_ignore_ascii_case("next")) {
+            let base = Url::parse("http://link.invalid/").map_err(|e| e.to_string())?;
+            let url = base.join(target).map_err(|_| "Link rel=next URL is malformed")?;
+            let page = url
+                .query_pairs()
+                .find(|(k, _)| k == "page")
+                .and_then(|(_, v)| v.parse::<i64>().ok())
+                .ok_or("Link rel=next has no page number")?;
+            next = Some(page);
+        }
+        rest = &rest[params_end..];
+    }
+    Ok(next)
+}
+
+/// The relation types in one link's parameters (`; rel="next last"`).
+fn rels(params: &str) -> impl Iterator<Item = &str> {
+    params
+        .split(';')
+        .filter_map(|p| {
+            let (name, value) = p.split_once('=')?;
+            name.trim().eq_ignore_ascii_case("rel").then(|| value.trim().trim_end_matches(',').trim().trim_matches('"'))
+        })
+        .flat_map(str::split_whitespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NEXT2: &str = r#"<http://core/api/v1/agent-work-grants?page=2&limit=30>; rel="next", <http://core/api/v1/agent-work-grants?page=2&limit=30>; rel="last""#;
+
+    #[test]
+    fn link_next_continues() {
+        let c = continuation(1, 30, Some("31"), Some(NEXT2)).unwrap();
+        assert_eq!(c, Continuation { has_more: true, next_page: Some(2) });
+    }
+
+    #[test]
+    fn last_page_ends() {
+        let link = r#"<http://core/x?page=1&limit=30>; rel="prev", <http://core/x?page=1&limit=30>; rel="first""#;
+        let c = continuation(2, 1, Some("31"), Some(link)).unwrap();
+        assert_eq!(c, Continuation { has_more: false, next_page: None });
+    }
+
+    #[test]
+    fn clamped_width_continues_from_total_alone() {
+        let c = continuation(1, 10, Some("25"), None).unwrap();
+        assert!(c.has_more);
+        let c = continuation(3, 5, Some("25"), None).unwrap();
+        assert!(c.has_more);
+        let c = continuation(5, 5, Some("25"), None).unwrap();
+        assert!(!c.has_more);
+    }
+
+    #[test]
+    fn contradictions_are_refused() {
+        assert!(continuation(1, 30, Some("30"), Some(NEXT2)).is_err());
+        assert!(continuation(1, 30, Some("x"), None).is_err());
+        assert!(continuation(1, 5, None, None).is_err());
+        assert!(continuation(3, 30, None, Some(NEXT2)).is_err());
+    }
+}

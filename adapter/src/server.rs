@@ -1,0 +1,119 @@
+//! The MCP server: `tools/list` and `tools/call` by hand, on any transport.
+//!
+//! The handler is written by hand instead of with `#[tool_router]` so that
+//! the raw `arguments` object reaches [`crate::validate`] untouched and every
+//! refusal is a tool error naming its field. Over Streamable HTTP the rmcp
+//! service puts the HTTP request's [`http::request::Parts`] into the request
+//! context; a `Bearer` token found there wins over the process credential.
+
+use std::sync::Arc;
+
+use rmcp::{
+    ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+        PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    },
+    service::RequestContext,
+};
+
+use crate::{
+    config::{Credential, is_header_token},
+    error::ConfigError,
+    tools::{self, CredentialProblem, Ctx},
+    upstream::Upstream,
+};
+
+const INSTRUCTIONS: &str = "Agent work grants: a human prepares a grant for you in one repository; list_agent_work_grants and get_agent_work_grant show it; confirm_agent_work_grant repeats its exact proposal triple; after a human approves, submit_agent_work_proposal opens the Issue with your own UUIDv4 request_key. On delivery_uncertain, read back with get_agent_work_submission and the same key; never invent a new key.";
+
+/// The adapter's MCP handler. Cheap to clone: one per HTTP session.
+#[derive(Debug, Clone)]
+pub struct AdapterServer {
+    upstream: Upstream,
+    credential: Option<Credential>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl AdapterServer {
+    /// A handler forwarding to `upstream`, with the process credential (if any).
+    pub fn new(upstream: Upstream, credential: Option<Credential>) -> Self {
+        Self {
+            upstream,
+            credential,
+            tools: Arc::new(tools::definitions()),
+        }
+    }
+
+    /// The credential for one call: the HTTP request's bearer, else the process one.
+    fn credential_for(&self, context: &RequestContext<RoleServer>) -> Result<Credential, CredentialProblem> {
+        let header = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.headers.get(http::header::AUTHORIZATION));
+        if let Some(header) = header {
+            let token = header
+                .to_str()
+                .ok()
+                .and_then(|v| v.split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, token)| token.trim())
+                .filter(|token| is_header_token(token));
+            return token
+                .map(|t| Credential::Token(t.to_owned()))
+                .ok_or(CredentialProblem::UnusableHeader);
+        }
+        self.credential.clone().ok_or(CredentialProblem::Missing)
+    }
+
+    /// Serves MCP over this process's stdin/stdout until the client closes it.
+    pub async fn serve_stdio(self) -> Result<(), ConfigError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ConfigError::Client(format!("stdio transport: {e}")))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ConfigError::Client(format!("stdio transport: {e}")))?;
+        Ok(())
+    }
+}
+
+impl ServerHandler for AdapterServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("awg-mcp", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let ctx = Ctx {
+            upstream: self.upstream.clone(),
+            credential: self.credential_for(&context),
+        };
+        tools::dispatch(&request.name, request.arguments.as_ref(), &ctx)
+            .await
+            .map(CallToolResponse::from)
+            .ok_or_else(|| McpError::invalid_params(format!("unknown tool {:?}", truncate(&request.name)), None))
+    }
+}
+
+fn truncate(name: &str) -> String {
+    name.chars().take(64).collect()
+}

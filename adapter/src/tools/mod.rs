@@ -1,0 +1,109 @@
+//! The nine tools: definitions (for `tools/list`) and dispatch (for `tools/call`).
+//!
+//! - [`public`]: the four unchanged public tools (ordinary activity).
+//! - [`grants`]: listing, reading and confirming grants.
+//! - [`submissions`]: submitting a proposal and reading its receipt back.
+//!
+//! Every handler validates all of its input before it resolves the credential
+//! and before it makes its single upstream request.
+
+use rmcp::model::{CallToolResult, JsonObject, Tool};
+use serde_json::Value;
+
+use crate::{
+    config::Credential,
+    error::{ErrorCode, ToolError},
+    upstream::Upstream,
+};
+
+pub mod grants;
+pub mod public;
+pub mod submissions;
+
+/// What one tool call may use: the fixed upstream and the credential chosen for this call.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// The client for the one Core origin.
+    pub upstream: Upstream,
+    /// The credential for this call, or why there is none usable.
+    pub credential: Result<Credential, CredentialProblem>,
+}
+
+/// Why a call has no usable credential (refused locally, no upstream request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CredentialProblem {
+    /// Neither a request bearer nor a process credential.
+    Missing,
+    /// The MCP request carried an `Authorization` header that is not a usable bearer.
+    UnusableHeader,
+}
+
+impl Ctx {
+    /// The credential, or the local `unauthenticated` refusal.
+    pub fn credential(&self) -> Result<&Credential, ToolError> {
+        self.credential.as_ref().map_err(|problem| {
+            let message = match problem {
+                CredentialProblem::Missing => {
+                    "no credential: send Authorization: Bearer <token> on the MCP HTTP request, or start the adapter with AWG_TOKEN or AWG_BASIC_USER/AWG_BASIC_PASSWORD"
+                }
+                CredentialProblem::UnusableHeader => {
+                    "the MCP request's Authorization header is not a usable Bearer token"
+                }
+            };
+            ToolError::new(ErrorCode::Unauthenticated, None, message)
+        })
+    }
+}
+
+/// Every tool, public four first, in a stable order.
+pub fn definitions() -> Vec<Tool> {
+    let mut tools = public::definitions();
+    tools.extend(grants::definitions());
+    tools.extend(submissions::definitions());
+    tools
+}
+
+/// Runs the named tool; `None` when no tool has that name.
+pub async fn dispatch(name: &str, args: Option<&JsonObject>, ctx: &Ctx) -> Option<CallToolResult> {
+    let outcome: Result<Value, ToolError> = match name {
+        "get_repository" => public::get_repository(args, ctx).await,
+        "list_issues" => public::list_issues(args, ctx).await,
+        "get_issue" => public::get_issue(args, ctx).await,
+        "create_issue" => public::create_issue(args, ctx).await,
+        "list_agent_work_grants" => grants::list(args, ctx).await,
+        "get_agent_work_grant" => grants::get(args, ctx).await,
+        "confirm_agent_work_grant" => grants::confirm(args, ctx).await,
+        "submit_agent_work_proposal" => submissions::submit(args, ctx).await,
+        "get_agent_work_submission" => submissions::get(args, ctx).await,
+        _ => return None,
+    };
+    Some(match outcome {
+        Ok(value) => {
+            tracing::info!(tool = name, "tool succeeded");
+            CallToolResult::structured(value)
+        }
+        Err(error) => {
+            tracing::info!(tool = name, code = ?error.code, native_status = ?error.native_status, field = ?error.field, "tool failed");
+            error.into_result()
+        }
+    })
+}
+
+/// A tool definition with its closed input schema, output schema and hints.
+pub(crate) fn tool(
+    name: &'static str,
+    description: &'static str,
+    input: std::sync::Arc<JsonObject>,
+    output: std::sync::Arc<JsonObject>,
+    read_only: bool,
+    idempotent: bool,
+) -> Tool {
+    let annotations = rmcp::model::ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(false)
+        .idempotent(idempotent)
+        .open_world(false);
+    Tool::new(name, description, input)
+        .with_raw_output_schema(output)
+        .with_annotations(annotations)
+}
