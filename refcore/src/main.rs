@@ -1,1 +1,28 @@
-fn main() {}
+//! The `refcore` binary: configuration from the environment, logs on
+//! stderr, one `core listening on …` line on stdout, clean exit on SIGTERM.
+
+use anyhow::Context;
+use tokio::signal::unix::{SignalKind, signal};
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("CORE_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let config = refcore::Config::from_env().context("refcore configuration")?;
+    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    let stop = async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    };
+    refcore::run(config, stop).await.context("refcore")?;
+    Ok(())
+}

@@ -1,0 +1,7 @@
+//! Who is calling: API credentials (token, Bearer, Basic) and the secrets
+//! behind them. Browser sessions live in [`crate::web::session`].
+
+pub mod api;
+pub mod secrets;
+
+pub use api::{Caller, MaybeCaller};

@@ -1,0 +1,17 @@
+//! Storage: one code base over SQLite and PostgreSQL through the sqlx `Any`
+//! driver. Every SQL statement lives in this module's files; the few
+//! differences between the backends are named in [`pool`].
+//!
+//! - [`pool`]: connecting, migrations, write transactions, dialect bits.
+//! - [`users`], [`repos`], [`issues`], [`grants`], [`submissions`],
+//!   [`sessions`]: the queries of one table family each.
+
+pub mod grants;
+pub mod issues;
+pub mod pool;
+pub mod repos;
+pub mod sessions;
+pub mod submissions;
+pub mod users;
+
+pub use pool::{Db, is_unique_violation, now};

@@ -1,0 +1,18 @@
+//! The contract's rules, free of HTTP and SQL so both backends and both
+//! surfaces (API and browser) share one definition.
+//!
+//! - [`digest`]: the RFC 8785 proposal digest.
+//! - [`grant`]: grant states, transitions and the grant JSON.
+//! - [`submission`]: receipts and their read-time status.
+//! - [`scopes`]: Forgejo token scopes and their implication.
+//! - [`permission`]: repository permission levels.
+//! - [`validate`]: text, name and request-key rules.
+//! - [`json`]: the shared JSON shapes of users, repositories and issues.
+
+pub mod digest;
+pub mod grant;
+pub mod json;
+pub mod permission;
+pub mod scopes;
+pub mod submission;
+pub mod validate;

@@ -1,0 +1,127 @@
+//! The human side of a grant (spec §4): only repository admins, only through
+//! browser sessions. Preparing is not approval; approval and withdrawal are
+//! compare-and-swap on the `state_revision` the form carried.
+
+use super::access;
+use crate::db::{self, Db, repos::RepoRow, users::UserRow};
+use crate::domain::grant::{Grant, Transition};
+use crate::domain::permission::Permission;
+use crate::domain::submission::Submission;
+use crate::domain::validate;
+use crate::error::AppError;
+
+/// 404 unless `user` is an admin of `owner/repo` (no hint that it exists).
+pub async fn admin_repo(
+    db: &Db,
+    user: &UserRow,
+    owner: &str,
+    repo: &str,
+) -> Result<RepoRow, AppError> {
+    let mut conn = db.conn().await?;
+    let (repo, perm) = access::visible_repo(&mut conn, Some(user), owner, repo).await?;
+    if perm < Permission::Admin {
+        return Err(AppError::NotFound);
+    }
+    Ok(repo)
+}
+
+/// Every grant of a repository, for its list page.
+pub async fn list(db: &Db, repo: &RepoRow) -> Result<Vec<Grant>, AppError> {
+    let mut conn = db.conn().await?;
+    Ok(db::grants::for_repo(&mut conn, repo.id).await?)
+}
+
+/// A grant of `repo` with its receipts, for its page.
+pub async fn show(
+    db: &Db,
+    repo: &RepoRow,
+    grant_id: i64,
+) -> Result<(Grant, Vec<Submission>), AppError> {
+    let mut conn = db.conn().await?;
+    let grant = db::grants::by_id(&mut conn, grant_id, "")
+        .await?
+        .filter(|g| g.repo_id == repo.id)
+        .ok_or(AppError::NotFound)?;
+    let receipts = db::submissions::for_grant(&mut conn, grant.id).await?;
+    Ok((grant, receipts))
+}
+
+/// Prepares a grant for bot `agent_login`: `awaiting_agent`, revision 1.
+pub async fn prepare(
+    db: &Db,
+    user: &UserRow,
+    repo: &RepoRow,
+    agent_login: &str,
+    task: &str,
+    summary: &str,
+) -> Result<i64, AppError> {
+    validate::grant_text("task", task)?;
+    validate::grant_text("summary", summary)?;
+    validate::no_nul("agent", agent_login)?;
+    let mut tx = db.begin_write().await?;
+    let agent = if validate::is_name(agent_login) {
+        db::users::by_login(&mut tx, agent_login).await?
+    } else {
+        None
+    };
+    let agent = agent
+        .filter(UserRow::is_bot)
+        .ok_or_else(|| AppError::invalid("agent must be the login of an existing bot user"))?;
+    let now = db::now();
+    let id = db::grants::insert(
+        &mut tx,
+        &db::grants::NewGrant {
+            repo_id: repo.id,
+            agent_id: agent.id,
+            prepared_by: user.id,
+            task,
+            summary,
+            now: &now,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(id)
+}
+
+/// Applies `transition` (approve or withdraw) if the grant is still at
+/// `revision`; 409 when it changed or the state does not allow it.
+pub async fn decide(
+    db: &Db,
+    user: &UserRow,
+    repo: &RepoRow,
+    grant_id: i64,
+    revision: i64,
+    transition: Transition,
+) -> Result<(), AppError> {
+    let mut tx = db.begin_write().await?;
+    let grant = db::grants::by_id(&mut tx, grant_id, db.for_update())
+        .await?
+        .filter(|g| g.repo_id == repo.id)
+        .ok_or(AppError::NotFound)?;
+    if grant.state_revision != revision {
+        return Err(stale());
+    }
+    let next = transition.apply(grant.state)?;
+    let applied = db::grants::transition(
+        &mut tx,
+        grant.id,
+        grant.state,
+        revision,
+        next,
+        user.id,
+        &db::now(),
+    )
+    .await?;
+    if !applied {
+        return Err(stale());
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+fn stale() -> AppError {
+    AppError::conflict(
+        "The grant changed since this page was loaded. Reload the grant and decide again.",
+    )
+}

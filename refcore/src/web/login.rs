@@ -1,0 +1,145 @@
+//! Signing in and out, and the home page.
+
+use axum::extract::State;
+use axum::http::header::{LOCATION, SET_COOKIE};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use super::html::{self, escape, hidden};
+use super::session::{self, Session};
+use crate::auth::secrets;
+use crate::db;
+use crate::error::{AppError, PageError};
+use crate::extract::FormBody;
+use crate::state::AppState;
+
+/// The `X-Csrf-Token` header, the alternative to the `_csrf` field.
+pub fn csrf_header(headers: &HeaderMap) -> Option<&str> {
+    headers.get("x-csrf-token").and_then(|v| v.to_str().ok())
+}
+
+fn login_form(csrf: &str, message: Option<&str>) -> String {
+    let message = message
+        .map(|m| format!("<p class=\"flash-error\">{}</p>", escape(m)))
+        .unwrap_or_default();
+    format!(
+        "<h1>Sign in</h1>{message}\n<form method=\"post\" action=\"/user/login\" class=\"login\">\n{}\n\
+         <label>Username <input type=\"text\" name=\"user_name\" autocomplete=\"username\" required></label>\n\
+         <label>Password <input type=\"password\" name=\"password\" autocomplete=\"current-password\" required></label>\n\
+         <button type=\"submit\">Sign in</button>\n</form>",
+        hidden("_csrf", csrf)
+    )
+}
+
+/// `GET /user/login`: makes sure an (anonymous) session exists so the form
+/// can carry a `_csrf` bound to it.
+pub async fn login_show(
+    State(state): State<AppState>,
+    session: Session,
+) -> Result<Response, PageError> {
+    let (session, cookie) = match session.id {
+        Some(_) => (session, None),
+        None => {
+            let (id, cookie) = session::create(&state, None).await?;
+            (
+                Session {
+                    id: Some(id),
+                    user: None,
+                },
+                Some(cookie),
+            )
+        }
+    };
+    let user = session.user.as_ref().map(|u| u.login.as_str());
+    let page = html::page("Sign in", user, &login_form(&session.csrf(&state), None));
+    let mut response = page.into_response();
+    if let Some(cookie) = cookie
+        && let Ok(value) = cookie.parse()
+    {
+        response.headers_mut().insert(SET_COOKIE, value);
+    }
+    Ok(response)
+}
+
+/// `POST /user/login` (`_csrf`, `user_name`, `password`): on success a new
+/// session id (the anonymous one is discarded) and 303 to `/`.
+pub async fn login_submit(
+    State(state): State<AppState>,
+    session: Session,
+    headers: HeaderMap,
+    FormBody(form): FormBody,
+) -> Result<Response, PageError> {
+    session.check_csrf(&state, &form, csrf_header(&headers))?;
+    let login = form.get("user_name")?.unwrap_or("");
+    let password = form.get("password")?.unwrap_or("");
+    let user = if crate::domain::validate::is_name(login) {
+        let mut conn = state.db.conn().await?;
+        db::users::by_login(&mut conn, login).await?
+    } else {
+        None
+    };
+    let verified = match user.as_ref().and_then(|u| u.password_hash.clone()) {
+        Some(stored) if !user.as_ref().is_some_and(|u| u.is_bot()) => {
+            secrets::verify_password(password.to_string(), stored).await
+        }
+        _ => false,
+    };
+    let Some(user) = user.filter(|_| verified) else {
+        let body = login_form(
+            &session.csrf(&state),
+            Some("Username or password is incorrect, or this account cannot sign in."),
+        );
+        return Ok((StatusCode::UNAUTHORIZED, html::page("Sign in", None, &body)).into_response());
+    };
+    if let Some(old) = &session.id {
+        session::destroy(&state, old).await?;
+    }
+    let (_, cookie) = session::create(&state, Some(user.id)).await?;
+    Ok((
+        StatusCode::SEE_OTHER,
+        [(LOCATION, "/".to_string()), (SET_COOKIE, cookie)],
+    )
+        .into_response())
+}
+
+/// `POST /user/logout`: ends the session and clears the cookie.
+pub async fn logout_submit(
+    State(state): State<AppState>,
+    session: Session,
+    headers: HeaderMap,
+    FormBody(form): FormBody,
+) -> Result<Response, PageError> {
+    session.check_csrf(&state, &form, csrf_header(&headers))?;
+    if let Some(id) = &session.id {
+        session::destroy(&state, id).await?;
+    }
+    let cookie = session::set_cookie(&state, "", Some(0));
+    Ok((
+        StatusCode::SEE_OTHER,
+        [(LOCATION, "/user/login".to_string()), (SET_COOKIE, cookie)],
+    )
+        .into_response())
+}
+
+/// `GET /`: who is signed in, and the sign-out form.
+pub async fn home_show(
+    State(state): State<AppState>,
+    session: Session,
+) -> Result<Response, PageError> {
+    let Some(user) = &session.user else {
+        let body = "<h1>refcore</h1><p><a href=\"/user/login\">Sign in</a></p>";
+        return Ok(html::page("Home", None, body).into_response());
+    };
+    let body = format!(
+        "<h1>refcore</h1>\n<p>Signed in as <span class=\"home-user\">{}</span>.</p>\n\
+         <form method=\"post\" action=\"/user/logout\" class=\"logout\">{}<button type=\"submit\">Sign out</button></form>",
+        escape(&user.login),
+        hidden("_csrf", &session.csrf(&state))
+    );
+    Ok(html::page("Home", Some(&user.login), &body).into_response())
+}
+
+/// The fallback for unknown browser paths.
+pub async fn not_found_page() -> PageError {
+    PageError(AppError::NotFound)
+}
