@@ -71,7 +71,10 @@ pub fn grant(grant: &Value, expect: Option<Expect<'_>>) -> Result<i64, Reason> {
     string(grant, "summary")?;
     string(grant, "proposal.schema")?;
     int(grant, "proposal.version")?;
-    string(grant, "proposal.digest")?;
+    let digest = string(grant, "proposal.digest")?;
+    if digest.len() != 64 || !digest.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        return Err("grant proposal.digest is not 64 lowercase hex".into());
+    }
     Ok(id)
 }
 
@@ -169,7 +172,7 @@ mod tests {
             "grant": {"id": 17, "repository": {"id": 3, "owner": "alice", "name": "lab", "full_name": "alice/lab"},
                       "agent": {"id": 9, "login": "lab-bot"}, "state": "active", "state_revision": 3,
                       "task": "t", "summary": "s",
-                      "proposal": {"schema": "agent_work_grant.v1", "version": 1, "digest": "ab"}},
+                      "proposal": {"schema": "agent_work_grant.v1", "version": 1, "digest": "ab".repeat(32)}},
             "submission": {"grant_id": 17, "request_key": "k", "status": "submitted", "review_state": "awaiting_review",
                            "submitted_by": {"id": 9, "login": "lab-bot"},
                            "issue": {"id": 123, "index": 4, "repository_id": 3, "html_url": "http://x/alice/lab/issues/4"}}
