@@ -84,14 +84,40 @@ impl Journal {
         self.current(|s| s.exchanges.push(ex));
     }
 
-    /// The steps recorded so far.
+    /// The steps recorded so far, redacted again with every secret known
+    /// now: a CSRF token or cookie is often registered only after the answer
+    /// that carried it was recorded.
     pub fn steps(&self) -> Vec<StepRecord> {
-        self.lock().clone()
+        let r = |s: &mut String| *s = self.secrets.redact(s);
+        let mut steps = self.lock().clone();
+        for step in &mut steps {
+            for a in &mut step.assertions {
+                r(&mut a.what);
+                r(&mut a.expected);
+                r(&mut a.actual);
+            }
+            for ex in &mut step.exchanges {
+                r(&mut ex.target);
+                r(&mut ex.request_body);
+                r(&mut ex.response_body);
+                for (_, v) in ex
+                    .request_headers
+                    .iter_mut()
+                    .chain(ex.response_headers.iter_mut())
+                {
+                    r(v);
+                }
+            }
+        }
+        steps
     }
 
     /// The name of the current step.
     pub fn current_step(&self) -> String {
-        self.lock().last().map(|s| s.name.clone()).unwrap_or_default()
+        self.lock()
+            .last()
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
     }
 
     fn current(&self, f: impl FnOnce(&mut StepRecord)) {

@@ -1,1 +1,160 @@
-fn main() {}
+//! `grantgate`: run the acceptance catalogue against a Core, or list it.
+//!
+//! Exit codes: 0 every trial passed; 1 a trial failed (the Core broke the
+//! contract) or the report leaked a secret; 2 configuration or environment
+//! error (with what to install or start), including trials that errored;
+//! 130 interrupted.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use grantgate::config::{RunConfig, default_jobs};
+use grantgate::error::HarnessError;
+use grantgate::runner::Engine;
+use grantgate::runner::catalogue::trials;
+use grantgate::runner::events::EventSink;
+use grantgate::stack::Backend;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser)]
+#[command(
+    name = "grantgate",
+    version,
+    about = "End-to-end acceptance gate for agent-work-grant Cores"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the catalogue: every selected scenario on every selected backend.
+    Run(RunArgs),
+    /// List the trials (`backend::scenario`) and their claims.
+    List(Selection),
+}
+
+#[derive(clap::Args)]
+struct Selection {
+    /// Backend(s) to run on; default both.
+    #[arg(long = "backend", value_enum)]
+    backends: Vec<Backend>,
+    /// Keep only trials whose name contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// How many stacks run at once (default: the number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// The Core binary to gate (default: refcore next to grantgate).
+    #[arg(long, env = "GRANTGATE_CORE_BIN")]
+    core_bin: Option<PathBuf>,
+    /// The adapter binary (default: awg-mcp next to grantgate).
+    #[arg(long, env = "GRANTGATE_ADAPTER_BIN")]
+    adapter_bin: Option<PathBuf>,
+    /// Where reports/<run-id>/ is written.
+    #[arg(long, default_value = "reports")]
+    report_dir: PathBuf,
+    /// Use this PostgreSQL server (a URL with CREATEDB rights) instead of an
+    /// ephemeral cluster.
+    #[arg(long, env = "GRANTGATE_POSTGRES_URL")]
+    postgres_url: Option<String>,
+    /// Keep the stack of a failed trial running and print how to reach it.
+    #[arg(long)]
+    keep: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::List(sel) => list(sel),
+        Command::Run(args) => {
+            let rt = match tokio::runtime::Runtime::new() {
+                Ok(rt) => rt,
+                Err(e) => {
+                    eprintln!("error: cannot start the async runtime: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            match rt.block_on(run(args)) {
+                Ok(code) => ExitCode::from(code),
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+fn list(sel: Selection) -> ExitCode {
+    let backends = if sel.backends.is_empty() {
+        Backend::ALL.to_vec()
+    } else {
+        sel.backends
+    };
+    let catalogue = grantgate::scenarios::catalogue();
+    for t in trials(&catalogue, &backends, sel.filter.as_deref()) {
+        println!("{}\t{}\t{}", t.name(), t.scenario.family, t.scenario.claim);
+    }
+    ExitCode::SUCCESS
+}
+
+async fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let config = RunConfig::builder()
+        .backends(args.selection.backends)
+        .filter(args.selection.filter)
+        .jobs(args.jobs.unwrap_or_else(default_jobs))
+        .core_bin(args.core_bin)
+        .adapter_bin(args.adapter_bin)
+        .report_dir(args.report_dir)
+        .postgres_url(args.postgres_url)
+        .keep(args.keep)
+        .build();
+    let report_root = config.report_dir.clone();
+    let engine = Engine::prepare(config).await.context("preparing the run")?;
+    let trials = engine.trials(&grantgate::scenarios::catalogue());
+    if trials.is_empty() {
+        anyhow::bail!("no trial matches the selection; see `grantgate list`");
+    }
+    let cancel = CancellationToken::new();
+    let on_signal = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_signal.cancel();
+        }
+    });
+    let sink: EventSink = grantgate::progress::sink();
+    let report = engine.run(trials, &sink, &cancel).await;
+    let written = grantgate::report::write_all(&report, &report_root, engine.secrets());
+    let kept = engine.shutdown();
+    if let Some(kept) = kept {
+        println!("{kept}");
+    }
+    let counts = report.counts();
+    match written {
+        Ok(dir) => println!("report: {}", dir.join("index.html").display()),
+        Err(e @ HarnessError::SecretLeak { .. }) => {
+            eprintln!("error: {e}");
+            return Ok(1);
+        }
+        Err(e) => return Err(e).context("writing the report"),
+    }
+    Ok(if cancel.is_cancelled() {
+        130
+    } else if counts.failed > 0 {
+        1
+    } else if counts.errored > 0 {
+        2
+    } else {
+        0
+    })
+}

@@ -56,6 +56,7 @@ pub struct PgCluster {
     bin: PathBuf,
     port: u16,
     run_as: Option<(u32, u32)>,
+    kept: bool,
 }
 
 impl PgCluster {
@@ -82,6 +83,7 @@ impl PgCluster {
             bin,
             port: free_port().map_err(|source| io_err(Path::new("127.0.0.1:0"), source))?,
             run_as,
+            kept: false,
         };
         cluster.prepare_dirs()?;
         cluster.run(
@@ -150,6 +152,14 @@ impl PgCluster {
             .execute(&mut conn)
             .await?;
         Ok(())
+    }
+
+    /// Leaves the cluster running and its files in place after this value is
+    /// dropped (the harness's `--keep`), and returns its directory.
+    pub fn keep(&mut self) -> PathBuf {
+        self.kept = true;
+        self.dir.disable_cleanup(true);
+        self.dir.path().to_owned()
     }
 
     /// The server's version string, e.g. `PostgreSQL 15.18 ...`.
@@ -229,6 +239,9 @@ impl PgCluster {
 
 impl Drop for PgCluster {
     fn drop(&mut self) {
+        if self.kept {
+            return;
+        }
         // Immediate mode: nothing in the cluster is worth a checkpoint.
         let _ = self
             .command("pg_ctl")
@@ -298,7 +311,10 @@ mod tests {
         let dir = cluster.dir.path().to_owned();
         let url = cluster.create_database("gg_probe").await.unwrap();
         let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
-        let (one,): (i32,) = sqlx::query_as("SELECT 1").fetch_one(&mut conn).await.unwrap();
+        let (one,): (i32,) = sqlx::query_as("SELECT 1")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
         assert_eq!(one, 1);
         drop(conn);
         assert!(cluster.version().await.unwrap().starts_with("PostgreSQL"));

@@ -100,11 +100,15 @@ impl FaultProxy {
     /// path matches `pattern` (`*` matches one path segment). Faults apply
     /// once each, in the order queued; unmatched requests pass.
     pub fn inject(&self, method: &str, pattern: &str, fault: Fault) {
-        self.state.rules.lock().expect("proxy rules").push_back(Rule {
-            method: method.to_ascii_uppercase(),
-            pattern: pattern.to_owned(),
-            fault,
-        });
+        self.state
+            .rules
+            .lock()
+            .expect("proxy rules")
+            .push_back(Rule {
+                method: method.to_ascii_uppercase(),
+                pattern: pattern.to_owned(),
+                fault,
+            });
     }
 
     /// How many requests with `method` and a path matching `pattern` reached
@@ -209,7 +213,9 @@ impl Forward {
             Err(message) => {
                 return Ok(http::Response::builder()
                     .status(502)
-                    .body(Body::from(format!("fault proxy: upstream failed: {message}")))
+                    .body(Body::from(format!(
+                        "fault proxy: upstream failed: {message}"
+                    )))
                     .expect("a valid 502"));
             }
         };

@@ -73,7 +73,11 @@ async fn drop_response_forwards_then_closes_without_an_answer() {
         .send()
         .await;
     assert!(result.is_err(), "expected a lost response, got {result:?}");
-    assert_eq!(hits.load(Ordering::SeqCst), 1, "the upstream must have acted");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        1,
+        "the upstream must have acted"
+    );
     assert_eq!(proxy.pending_faults(), 0);
 }
 
@@ -98,7 +102,11 @@ async fn malformed_json_replaces_the_body_and_keeps_the_status() {
 async fn replace_body_sends_the_given_bytes() {
     let (up, _) = upstream().await;
     let proxy = FaultProxy::start(&up).await.unwrap();
-    proxy.inject("GET", "/api/v1/things/*", Fault::ReplaceBody("{\"id\":8}".into()));
+    proxy.inject(
+        "GET",
+        "/api/v1/things/*",
+        Fault::ReplaceBody("{\"id\":8}".into()),
+    );
     let resp = client()
         .get(format!("{}/api/v1/things/3", proxy.url()))
         .send()
@@ -126,7 +134,11 @@ async fn status_replaces_only_the_status() {
 async fn redirect_answers_302_without_reaching_the_upstream() {
     let (up, hits) = upstream().await;
     let proxy = FaultProxy::start(&up).await.unwrap();
-    proxy.inject("GET", "/api/v1/things/*", Fault::Redirect("http://evil.test/x".into()));
+    proxy.inject(
+        "GET",
+        "/api/v1/things/*",
+        Fault::Redirect("http://evil.test/x".into()),
+    );
     let resp = client()
         .get(format!("{}/api/v1/things/3", proxy.url()))
         .send()
@@ -141,7 +153,11 @@ async fn redirect_answers_302_without_reaching_the_upstream() {
 async fn delay_holds_the_answer_past_a_client_timeout() {
     let (up, hits) = upstream().await;
     let proxy = FaultProxy::start(&up).await.unwrap();
-    proxy.inject("GET", "/api/v1/things/*", Fault::Delay(Duration::from_secs(2)));
+    proxy.inject(
+        "GET",
+        "/api/v1/things/*",
+        Fault::Delay(Duration::from_secs(2)),
+    );
     let started = std::time::Instant::now();
     let result = client()
         .get(format!("{}/api/v1/things/3", proxy.url()))
@@ -150,7 +166,11 @@ async fn delay_holds_the_answer_past_a_client_timeout() {
         .await;
     assert!(result.unwrap_err().is_timeout());
     assert!(started.elapsed() < Duration::from_secs(2));
-    assert_eq!(hits.load(Ordering::SeqCst), 1, "the upstream got the request");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        1,
+        "the upstream got the request"
+    );
 }
 
 #[tokio::test]

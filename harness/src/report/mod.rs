@@ -1,1 +1,55 @@
+//! Reports: every format is a pure function of the [`model::RunReport`] and
+//! the secret registry, written last, then hashed into a manifest, then the
+//! whole directory is scanned for registered secrets.
+//!
+//! Layout of `reports/<run-id>/`: `junit.xml`, `report.json`, `index.html`,
+//! `manifest.json`.
+
+pub mod html;
+pub mod json;
+pub mod junit;
+pub mod manifest;
 pub mod model;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{HarnessError, Result};
+use crate::secrets::SecretRegistry;
+use model::RunReport;
+
+/// Writes every report file into `<root>/<run-id>/`, then the manifest, then
+/// scans the directory: a registered secret anywhere fails with
+/// [`HarnessError::SecretLeak`]. Returns the directory.
+pub fn write_all(report: &RunReport, root: &Path, secrets: &SecretRegistry) -> Result<PathBuf> {
+    let dir = root.join(&report.run_id);
+    std::fs::create_dir_all(&dir).map_err(|e| HarnessError::io(&dir, e))?;
+    let files: Vec<(String, Vec<u8>)> = vec![
+        (
+            "junit.xml".into(),
+            junit::render(report, secrets).into_bytes(),
+        ),
+        (
+            "report.json".into(),
+            json::render(report, secrets).into_bytes(),
+        ),
+        (
+            "index.html".into(),
+            html::render(report, secrets).into_bytes(),
+        ),
+    ];
+    write_files(&dir, &files)?;
+    let manifest = manifest::render(&report.run_id, &files);
+    write_files(&dir, &[("manifest.json".into(), manifest.into_bytes())])?;
+    secrets.scan_dir(&dir)?;
+    Ok(dir)
+}
+
+/// Writes files into `dir` (used by [`write_all`] and by tests that plant a
+/// file before the scan).
+pub fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).map_err(|e| HarnessError::io(&path, e))?;
+    }
+    Ok(())
+}

@@ -164,3 +164,75 @@ pub struct Exchange {
     /// Milliseconds from send to the full answer.
     pub elapsed_ms: u64,
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A small report with one passed and one failed result, plus an errored
+    /// one on the other backend, for the writers' tests.
+    pub fn sample() -> RunReport {
+        let step = StepRecord {
+            name: "x".into(),
+            assertions: vec![AssertionRecord {
+                what: "status".into(),
+                expected: "201".into(),
+                actual: "500".into(),
+                passed: false,
+            }],
+            exchanges: vec![Exchange {
+                actor: "lab-bot".into(),
+                kind: "mcp".into(),
+                method: "tools/call".into(),
+                target: "submit_agent_work_proposal".into(),
+                request_headers: vec![],
+                request_body: "{\"title\": \"<b>t</b> sekrit-value-1\"}".into(),
+                status: 0,
+                response_headers: vec![],
+                response_body: "{}".into(),
+                elapsed_ms: 3,
+            }],
+        };
+        let result = |backend: &str, verdict: Verdict| ScenarioResult {
+            name: format!("{backend}::full_lifecycle"),
+            scenario: "full_lifecycle".into(),
+            backend: backend.into(),
+            family: "lifecycle".into(),
+            claim: "A grant goes the whole way.".into(),
+            verdict,
+            duration_ms: 1200,
+            stack_startup_ms: Some(300),
+            core_version: Some("0.1.0".into()),
+            database_version: Some("SQLite 3".into()),
+            steps: vec![step.clone()],
+            core_log: "stdout: core listening on http://127.0.0.1:1".into(),
+            adapter_logs: vec![],
+        };
+        RunReport {
+            run_id: "20260101T000000Z-abcd1234".into(),
+            started_at: "2026-01-01T00:00:00Z".into(),
+            duration_ms: 2500,
+            environment: Environment {
+                harness_version: "0.1.0".into(),
+                git_revision: "abc".into(),
+                core_binary: "/x/refcore".into(),
+                adapter_binary: "/x/awg-mcp".into(),
+                backends: vec![],
+            },
+            results: vec![
+                result(
+                    "sqlite",
+                    Verdict::Failed {
+                        message: "step `x`: expected 201, got 500".into(),
+                    },
+                ),
+                result(
+                    "postgres",
+                    Verdict::Errored {
+                        message: "stack did not start".into(),
+                    },
+                ),
+            ],
+        }
+    }
+}

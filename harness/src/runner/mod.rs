@@ -1,1 +1,12 @@
+//! The runner: discover trials, run them with bounded concurrency on fresh
+//! stacks, emit events, return one report.
+
+pub mod catalogue;
+pub mod events;
 pub mod outcome;
+pub mod run;
+pub mod selftest;
+
+pub use catalogue::{Scenario, Trial};
+pub use outcome::{Abort, Outcome, Step, Verdict};
+pub use run::Engine;

@@ -1,0 +1,252 @@
+//! A human at a browser: a cookie jar of their own, pages parsed as HTML,
+//! forms submitted as a browser submits them, redirects followed like a
+//! browser and recorded.
+
+use std::sync::Arc;
+
+use reqwest_cookie_store::CookieStoreMutex;
+
+use super::grant::GrantRef;
+use super::http::exchange;
+use super::page::{Form, Page};
+use crate::journal::Journal;
+use crate::runner::outcome::{Abort, Step};
+
+/// A browser follows at most this many redirects, as real ones do.
+const MAX_REDIRECTS: usize = 10;
+
+/// One human with one browser. Cloning shares the browser (and its cookies).
+#[derive(Clone)]
+pub struct Human {
+    /// The login.
+    pub login: String,
+    password: String,
+    base: url::Url,
+    client: reqwest::Client,
+    cookies: Arc<CookieStoreMutex>,
+    journal: Journal,
+}
+
+/// What an issue page shows, read the way a person reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueView {
+    /// Text of `.issue-poster`.
+    pub poster: Option<String>,
+    /// Text of `pre.issue-body`, entities decoded.
+    pub body: Option<String>,
+    /// Text of `.issue-grant`, e.g. `via agent work grant #3`.
+    pub grant_marker: Option<String>,
+}
+
+impl Human {
+    /// A human with a fresh browser pointed at the Core `base`.
+    pub(crate) fn new(login: &str, password: &str, base: &str, journal: Journal) -> Step<Self> {
+        let cookies = Arc::new(CookieStoreMutex::default());
+        let client = reqwest::Client::builder()
+            .cookie_provider(cookies.clone())
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Abort::errored(format!("browser for {login}: {e}")))?;
+        let base =
+            url::Url::parse(base).map_err(|e| Abort::errored(format!("core url {base}: {e}")))?;
+        Ok(Human {
+            login: login.to_owned(),
+            password: password.to_owned(),
+            base,
+            client,
+            cookies,
+            journal,
+        })
+    }
+
+    /// Opens a page by path (`/alice/lab/...`), following redirects.
+    pub async fn open(&self, path: &str) -> Step<Page> {
+        let url = self
+            .base
+            .join(path)
+            .map_err(|e| Abort::errored(format!("path {path}: {e}")))?;
+        self.navigate("GET", url, Vec::new()).await
+    }
+
+    /// Submits a form exactly as filled, following redirects.
+    pub async fn submit(&self, form: &Form) -> Step<Page> {
+        self.navigate(&form.method, form.action.clone(), form.fields.clone())
+            .await
+    }
+
+    /// Logs in through the login form: its own `_csrf`, `user_name` and
+    /// `password`. Returns the page the browser lands on.
+    pub async fn login(&self) -> Step<Page> {
+        let page = self.open("/user/login").await?;
+        let mut form = page.form("form:has(input[name=\"user_name\"])")?;
+        form.set("user_name", &self.login)
+            .set("password", &self.password.clone());
+        self.submit(&form).await
+    }
+
+    /// Prepares a grant through the "new grant" form of `owner/repo` and
+    /// returns it, read off the URL the browser lands on.
+    pub async fn prepare_grant(
+        &self,
+        repo: &str,
+        agent: &str,
+        task: &str,
+        summary: &str,
+    ) -> Step<(GrantRef, Page)> {
+        let (owner, name) = split_repo(repo)?;
+        let page = self
+            .open(&format!("/{owner}/{name}/agent-work-grants/new"))
+            .await?;
+        let mut form = page.form("form:has([name=\"task\"])")?;
+        form.set("agent", agent)
+            .set("task", task)
+            .set("summary", summary);
+        let landed = self.submit(&form).await?;
+        let id = grant_id_of(&landed.url).ok_or_else(|| {
+            Abort::failed(format!(
+                "preparing a grant landed on {} (status {}), not on a grant page",
+                landed.url, landed.status
+            ))
+        })?;
+        Ok((
+            GrantRef {
+                owner: owner.to_owned(),
+                repo: name.to_owned(),
+                id,
+            },
+            landed,
+        ))
+    }
+
+    /// Opens the grant's page.
+    pub async fn grant_page(&self, grant: &GrantRef) -> Step<Page> {
+        self.open(&grant.page_path()).await
+    }
+
+    /// Approves the grant with the approve form on its page (its hidden
+    /// `_csrf` and `state_revision` as the page has them).
+    pub async fn approve(&self, grant: &GrantRef) -> Step<Page> {
+        self.act_on(grant, "approve").await
+    }
+
+    /// Withdraws the grant with the withdraw form on its page.
+    pub async fn withdraw(&self, grant: &GrantRef) -> Step<Page> {
+        self.act_on(grant, "withdraw").await
+    }
+
+    /// The approve or withdraw form of a grant, to tamper with before
+    /// submitting (stale revision, foreign CSRF, ...).
+    pub async fn grant_form(&self, grant: &GrantRef, action: &str) -> Step<Form> {
+        let page = self.grant_page(grant).await?;
+        page.form(&format!("form[action$=\"/{}/{action}\"]", grant.id))
+    }
+
+    async fn act_on(&self, grant: &GrantRef, action: &str) -> Step<Page> {
+        let form = self.grant_form(grant, action).await?;
+        self.submit(&form).await
+    }
+
+    /// Reads an issue page the way a person reads it.
+    pub async fn issue_page(&self, owner: &str, repo: &str, index: i64) -> Step<(Page, IssueView)> {
+        let page = self
+            .open(&format!("/{owner}/{repo}/issues/{index}"))
+            .await?;
+        let view = IssueView {
+            poster: page.text(".issue-poster")?,
+            body: page.text("pre.issue-body")?,
+            grant_marker: page.text(".issue-grant")?,
+        };
+        Ok((page, view))
+    }
+
+    /// Follows a browser navigation: redirects with 301/302/303 become GETs
+    /// without a body, 307/308 keep method and body.
+    async fn navigate(
+        &self,
+        method: &str,
+        mut url: url::Url,
+        mut fields: Vec<(String, String)>,
+    ) -> Step<Page> {
+        let mut method = method.to_ascii_uppercase();
+        let mut redirects = Vec::new();
+        loop {
+            let mut req = match method.as_str() {
+                "GET" => {
+                    let mut u = url.clone();
+                    if !fields.is_empty() {
+                        u.query_pairs_mut().extend_pairs(fields.iter());
+                    }
+                    self.client.get(u)
+                }
+                _ => self.client.request(
+                    method
+                        .parse()
+                        .map_err(|_| Abort::failed(format!("form method {method}")))?,
+                    url.clone(),
+                ),
+            };
+            if method != "GET" {
+                req = req.form(&fields);
+            }
+            let request = req
+                .build()
+                .map_err(|e| Abort::errored(format!("request to {url}: {e}")))?;
+            let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
+            self.register_cookies();
+            let location = answer.header("location");
+            match (answer.status, location) {
+                (301 | 302 | 303 | 307 | 308, Some(location)) => {
+                    if redirects.len() >= MAX_REDIRECTS {
+                        return Err(Abort::failed(format!(
+                            "more than {MAX_REDIRECTS} redirects from {url}"
+                        )));
+                    }
+                    redirects.push((answer.status, location.clone()));
+                    url = url.join(&location).map_err(|e| {
+                        Abort::failed(format!("redirect to `{location}` from {url}: {e}"))
+                    })?;
+                    if !matches!(answer.status, 307 | 308) {
+                        method = "GET".into();
+                        fields.clear();
+                    }
+                }
+                _ => {
+                    let page = Page {
+                        status: answer.status,
+                        url,
+                        html: answer.body,
+                        redirects,
+                    };
+                    for csrf in page.csrf_values() {
+                        self.journal.secrets().register(&csrf);
+                    }
+                    return Ok(page);
+                }
+            }
+        }
+    }
+
+    /// Session cookies are credentials: every value the jar holds is
+    /// registered as a secret.
+    fn register_cookies(&self) {
+        let store = self.cookies.lock().unwrap_or_else(|e| e.into_inner());
+        for cookie in store.iter_any() {
+            self.journal.secrets().register(cookie.value());
+        }
+    }
+}
+
+/// Splits `owner/repo`.
+pub fn split_repo(repo: &str) -> Step<(&str, &str)> {
+    repo.split_once('/')
+        .ok_or_else(|| Abort::errored(format!("repository `{repo}` is not owner/name")))
+}
+
+/// The grant id at the end of a `/{owner}/{repo}/agent-work-grants/{id}` URL.
+fn grant_id_of(url: &url::Url) -> Option<i64> {
+    let segments: Vec<&str> = url.path_segments()?.collect();
+    match segments.as_slice() {
+        [_, _, "agent-work-grants", id] => id.parse().ok(),
+        _ => None,
+    }
+}

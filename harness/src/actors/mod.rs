@@ -1,0 +1,15 @@
+//! The actors of a scenario: humans at browsers, bots behind their own
+//! adapter, and the setup client that alone holds the admin credential.
+
+pub mod bot;
+pub mod grant;
+pub mod http;
+pub mod human;
+pub mod page;
+pub mod setup;
+
+pub use bot::{Bot, ToolReply};
+pub use grant::{GrantRef, Proposal, Submission};
+pub use human::{Human, IssueView};
+pub use page::{Form, Page};
+pub use setup::SetupClient;

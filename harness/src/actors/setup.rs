@@ -1,0 +1,211 @@
+//! The setup client: the only holder of the site-admin credential. It creates
+//! fixtures and performs the administrative moves scenarios need (remove a
+//! collaborator, delete or move an Issue). Bots never see it: the adapter
+//! children are started with their own token only.
+
+use serde_json::{Value, json};
+
+use super::http::{Answer, exchange};
+use crate::journal::Journal;
+use crate::runner::outcome::{Abort, Step};
+use crate::stack::AdminCredential;
+
+/// Scopes of the setup token: everything fixtures and admin moves need.
+const SETUP_SCOPES: &[&str] = &[
+    "write:admin",
+    "write:repository",
+    "write:issue",
+    "write:user",
+];
+
+/// The admin's API client for one stack.
+pub struct SetupClient {
+    base: String,
+    client: reqwest::Client,
+    token: String,
+    journal: Journal,
+}
+
+impl SetupClient {
+    /// Mints the admin's token with Basic auth (spec §5) and keeps it.
+    pub(crate) async fn connect(
+        base: &str,
+        admin: &AdminCredential,
+        journal: Journal,
+    ) -> Step<SetupClient> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Abort::errored(format!("setup client: {e}")))?;
+        let request = client
+            .post(format!("{base}/api/v1/users/{}/tokens", admin.user))
+            .basic_auth(&admin.user, Some(&admin.password))
+            .json(&json!({"name": "grantgate-setup", "scopes": SETUP_SCOPES}))
+            .build()
+            .map_err(|e| Abort::errored(format!("setup token request: {e}")))?;
+        let answer = exchange(&client, &journal, "setup", request).await?;
+        let token = token_of(&answer, "the admin")?;
+        journal.secrets().register(&token);
+        Ok(SetupClient {
+            base: base.to_owned(),
+            client,
+            token,
+            journal,
+        })
+    }
+
+    /// The secret registry of the run (to mint fixture passwords).
+    pub(crate) fn secrets(&self) -> &crate::secrets::SecretRegistry {
+        self.journal.secrets()
+    }
+
+    /// Sends an admin request and returns the answer, whatever its status.
+    pub async fn call(&self, method: &str, path: &str, body: Option<Value>) -> Step<Answer> {
+        let method: reqwest::Method = method
+            .parse()
+            .map_err(|_| Abort::errored(format!("method {method}")))?;
+        let mut req = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .header("authorization", format!("token {}", self.token));
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let request = req
+            .build()
+            .map_err(|e| Abort::errored(format!("setup request {path}: {e}")))?;
+        exchange(&self.client, &self.journal, "setup", request).await
+    }
+
+    /// Like [`call`](Self::call), but any status outside `expected` is a
+    /// contract failure of the setup surface.
+    async fn expect(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        expected: &[u16],
+    ) -> Step<Answer> {
+        let answer = self.call(method, path, body).await?;
+        if !expected.contains(&answer.status) {
+            return Err(Abort::failed(format!(
+                "setup: {method} {path} answered {} (expected {expected:?}): {}",
+                answer.status,
+                crate::journal::truncate(&self.journal.secrets().redact(&answer.body))
+            )));
+        }
+        Ok(answer)
+    }
+
+    /// Creates a user (`individual` or `bot`) with a password.
+    pub async fn create_user(&self, login: &str, kind: &str, password: &str) -> Step<Value> {
+        let body = json!({
+            "login": login,
+            "email": format!("{login}@grantgate.test"),
+            "password": password,
+            "type": kind,
+        });
+        self.expect("POST", "/api/v1/admin/users", Some(body), &[201])
+            .await?
+            .json()
+    }
+
+    /// Mints an access token for `login` with `scopes`; the secret is
+    /// registered before anything can record it.
+    pub async fn mint_token(&self, login: &str, name: &str, scopes: &[String]) -> Step<String> {
+        let answer = self
+            .call(
+                "POST",
+                &format!("/api/v1/users/{login}/tokens"),
+                Some(json!({"name": name, "scopes": scopes})),
+            )
+            .await?;
+        let token = token_of(&answer, login)?;
+        self.journal.secrets().register(&token);
+        Ok(token)
+    }
+
+    /// Creates a repository owned by `owner`.
+    pub async fn create_repo(&self, owner: &str, name: &str, private: bool) -> Step<Value> {
+        self.expect(
+            "POST",
+            &format!("/api/v1/admin/users/{owner}/repos"),
+            Some(json!({"name": name, "private": private})),
+            &[201],
+        )
+        .await?
+        .json()
+    }
+
+    /// Makes `login` a collaborator of `owner/repo` with `permission`.
+    pub async fn add_collaborator(&self, repo: &str, login: &str, permission: &str) -> Step<()> {
+        self.expect(
+            "PUT",
+            &format!("/api/v1/repos/{repo}/collaborators/{login}"),
+            Some(json!({"permission": permission})),
+            &[200, 201, 204],
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Removes `login` from the collaborators of `owner/repo`.
+    pub async fn remove_collaborator(&self, repo: &str, login: &str) -> Step<()> {
+        self.expect(
+            "DELETE",
+            &format!("/api/v1/repos/{repo}/collaborators/{login}"),
+            None,
+            &[200, 204],
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Reads an Issue through the native API (with its `agent_work_grant`).
+    pub async fn issue(&self, repo: &str, index: i64) -> Step<Answer> {
+        self.call("GET", &format!("/api/v1/repos/{repo}/issues/{index}"), None)
+            .await
+    }
+
+    /// Deletes an Issue.
+    pub async fn delete_issue(&self, repo: &str, index: i64) -> Step<Answer> {
+        self.call(
+            "DELETE",
+            &format!("/api/v1/repos/{repo}/issues/{index}"),
+            None,
+        )
+        .await
+    }
+
+    /// Moves an Issue to another repository.
+    pub async fn move_issue(&self, issue_id: i64, to_repo: &str) -> Step<Answer> {
+        let (owner, repo) = super::human::split_repo(to_repo)?;
+        self.call(
+            "POST",
+            &format!("/api/v1/admin/issues/{issue_id}/move"),
+            Some(json!({"owner": owner, "repo": repo})),
+        )
+        .await
+    }
+
+    /// The Core's `/api/v1/version` answer.
+    pub async fn version(&self) -> Step<Value> {
+        self.expect("GET", "/api/v1/version", None, &[200])
+            .await?
+            .json()
+    }
+}
+
+/// The token secret (`sha1`) of a token-creation answer.
+fn token_of(answer: &Answer, whose: &str) -> Step<String> {
+    if answer.status != 201 {
+        return Err(Abort::failed(format!(
+            "setup: minting a token for {whose} answered {} (expected 201)",
+            answer.status
+        )));
+    }
+    answer.json()?["sha1"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Abort::failed(format!("setup: token answer for {whose} has no `sha1`")))
+}

@@ -1,0 +1,203 @@
+//! A child process the harness owns: started in its own process group with a
+//! cleared environment, its output captured into a shared log, and its whole
+//! group killed when it is stopped or dropped.
+//!
+//! Why process groups: a Core or adapter may start helpers of its own; killing
+//! the group leaves nothing behind, and Ctrl-C on the terminal reaches only the
+//! harness, which then stops every child in order.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+
+use crate::error::{HarnessError, Result};
+
+/// Logs are cut at this size: a runaway child must not exhaust memory.
+const LOG_LIMIT: usize = 512 * 1024;
+
+/// Output of a child, shared with the report.
+#[derive(Clone, Default)]
+pub struct SharedLog(Arc<Mutex<String>>);
+
+impl SharedLog {
+    /// Appends one line.
+    pub fn push_line(&self, stream: &str, line: &str) {
+        let mut log = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if log.len() < LOG_LIMIT {
+            log.push_str(stream);
+            log.push_str(": ");
+            log.push_str(line);
+            log.push('\n');
+        }
+    }
+
+    /// The whole log so far.
+    pub fn text(&self) -> String {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// A running child process.
+pub struct ManagedChild {
+    what: String,
+    child: Option<Child>,
+    pid: Option<i32>,
+    log: SharedLog,
+    lines: mpsc::UnboundedReceiver<String>,
+}
+
+impl ManagedChild {
+    /// Spawns `program` with exactly the environment `env` (plus nothing
+    /// inherited), in its own process group, capturing stdout and stderr.
+    pub fn spawn(
+        what: &str,
+        program: &Path,
+        args: &[String],
+        env: &[(String, String)],
+        dir: &Path,
+    ) -> Result<Self> {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
+            .env_clear()
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|e| {
+            HarnessError::process(what, format!("cannot start {}: {e}", program.display()))
+        })?;
+        let pid = child.id().map(|p| p as i32);
+        let log = SharedLog::default();
+        let (tx, lines) = mpsc::unbounded_channel();
+        if let Some(out) = child.stdout.take() {
+            tokio::spawn(pump(out, "stdout", log.clone(), Some(tx)));
+        }
+        if let Some(err) = child.stderr.take() {
+            tokio::spawn(pump(err, "stderr", log.clone(), None));
+        }
+        Ok(ManagedChild {
+            what: what.to_owned(),
+            child: Some(child),
+            pid,
+            log,
+            lines,
+        })
+    }
+
+    /// The child's process id.
+    pub fn pid(&self) -> Option<i32> {
+        self.pid
+    }
+
+    /// The captured output.
+    pub fn log(&self) -> SharedLog {
+        self.log.clone()
+    }
+
+    /// Waits for a stdout line starting with `prefix` and returns the rest of
+    /// it, trimmed. Fails when the child exits first or `timeout` passes; the
+    /// error carries the log tail, which is usually the reason.
+    pub async fn wait_for_line(&mut self, prefix: &str, timeout: Duration) -> Result<String> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            match tokio::time::timeout_at(deadline, self.lines.recv()).await {
+                Ok(Some(line)) => {
+                    if let Some(rest) = line.trim().strip_prefix(prefix) {
+                        return Ok(rest.trim().to_owned());
+                    }
+                }
+                Ok(None) => {
+                    // Give stderr's pump a moment to finish the log.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    return Err(HarnessError::process(
+                        &self.what,
+                        format!(
+                            "exited before printing `{prefix}`; its output:\n{}",
+                            tail(&self.log.text())
+                        ),
+                    ));
+                }
+                Err(_) => {
+                    return Err(HarnessError::process(
+                        &self.what,
+                        format!(
+                            "did not print `{prefix}` within {timeout:?}; its output:\n{}",
+                            tail(&self.log.text())
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Stops the child: SIGTERM to its group, then SIGKILL after `grace`.
+    pub async fn stop(&mut self, grace: Duration) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        if let Some(pid) = self.pid {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGTERM);
+        }
+        if tokio::time::timeout(grace, child.wait()).await.is_err() {
+            if let Some(pid) = self.pid {
+                let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+            let _ = child.wait().await;
+        }
+        // Whatever the leader left in its group goes too.
+        if let Some(pid) = self.pid {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+
+    /// Lets the child run on after the harness exits (`--keep`).
+    pub fn detach(&mut self) {
+        if let Some(child) = self.child.take() {
+            // Forgetting the handle skips kill_on_drop; the child lives on in
+            // its own process group.
+            std::mem::forget(child);
+        }
+    }
+}
+
+impl Drop for ManagedChild {
+    fn drop(&mut self) {
+        if self.child.is_some()
+            && let Some(pid) = self.pid
+        {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+}
+
+async fn pump<R: tokio::io::AsyncRead + Unpin>(
+    reader: R,
+    stream: &'static str,
+    log: SharedLog,
+    lines: Option<mpsc::UnboundedSender<String>>,
+) {
+    let mut reader = BufReader::new(reader).lines();
+    while let Ok(Some(line)) = reader.next_line().await {
+        log.push_line(stream, &line);
+        if let Some(tx) = &lines {
+            let _ = tx.send(line);
+        }
+    }
+}
+
+/// The last lines of a log, enough to see why a process died.
+pub fn tail(log: &str) -> String {
+    let lines: Vec<&str> = log.lines().collect();
+    let start = lines.len().saturating_sub(30);
+    lines[start..].join("\n")
+}

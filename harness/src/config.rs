@@ -1,0 +1,118 @@
+//! Run configuration: what to run, where, and how. The command line and the
+//! catalogue test both build a [`RunConfig`] through its builder; the runner
+//! only reads it.
+
+use std::path::PathBuf;
+
+use crate::stack::Backend;
+
+/// Everything a run needs to know.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Backends to run every scenario on.
+    pub backends: Vec<Backend>,
+    /// Keep only trials whose name contains this.
+    pub filter: Option<String>,
+    /// How many stacks run at once.
+    pub jobs: usize,
+    /// The Core binary to gate; default: `refcore` next to the harness.
+    pub core_bin: Option<PathBuf>,
+    /// The adapter binary; default: `awg-mcp` next to the harness.
+    pub adapter_bin: Option<PathBuf>,
+    /// Where `reports/<run-id>/` goes.
+    pub report_dir: PathBuf,
+    /// An existing PostgreSQL server to create per-stack databases on,
+    /// instead of the run's own ephemeral cluster.
+    pub postgres_url: Option<String>,
+    /// Keep the stack of a failed trial running and say how to reach it.
+    pub keep: bool,
+}
+
+impl RunConfig {
+    /// A builder starting from the defaults: both backends, no filter, one
+    /// job per core, binaries next to the harness, reports in `reports/`.
+    pub fn builder() -> RunConfigBuilder {
+        RunConfigBuilder {
+            config: RunConfig {
+                backends: Backend::ALL.to_vec(),
+                filter: None,
+                jobs: default_jobs(),
+                core_bin: None,
+                adapter_bin: None,
+                report_dir: PathBuf::from("reports"),
+                postgres_url: None,
+                keep: false,
+            },
+        }
+    }
+}
+
+/// The number of cores, the default for `--jobs`.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// Builds a [`RunConfig`].
+#[derive(Debug, Clone)]
+pub struct RunConfigBuilder {
+    config: RunConfig,
+}
+
+impl RunConfigBuilder {
+    /// Backends to run on (empty means both).
+    pub fn backends(mut self, backends: Vec<Backend>) -> Self {
+        if !backends.is_empty() {
+            self.config.backends = backends;
+        }
+        self
+    }
+
+    /// Trial-name filter.
+    pub fn filter(mut self, filter: Option<String>) -> Self {
+        self.config.filter = filter;
+        self
+    }
+
+    /// Concurrency (at least one).
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        self.config.jobs = jobs.max(1);
+        self
+    }
+
+    /// The Core binary.
+    pub fn core_bin(mut self, path: Option<PathBuf>) -> Self {
+        self.config.core_bin = path;
+        self
+    }
+
+    /// The adapter binary.
+    pub fn adapter_bin(mut self, path: Option<PathBuf>) -> Self {
+        self.config.adapter_bin = path;
+        self
+    }
+
+    /// The reports directory.
+    pub fn report_dir(mut self, dir: PathBuf) -> Self {
+        self.config.report_dir = dir;
+        self
+    }
+
+    /// An existing PostgreSQL server.
+    pub fn postgres_url(mut self, url: Option<String>) -> Self {
+        self.config.postgres_url = url;
+        self
+    }
+
+    /// `--keep`.
+    pub fn keep(mut self, keep: bool) -> Self {
+        self.config.keep = keep;
+        self
+    }
+
+    /// The finished configuration.
+    pub fn build(self) -> RunConfig {
+        self.config
+    }
+}

@@ -1,0 +1,233 @@
+//! The scenario context: what a scenario sees of its stack. Actors by name
+//! (`ctx.human("alice")`, `ctx.bot("lab-bot")`), the setup client, the fault
+//! proxy, named steps and assertions. The plumbing (URLs, credentials,
+//! processes) stays in here, out of the scenario's sight.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::actors::bot::{Bot, ToolReply};
+use crate::actors::human::Human;
+use crate::actors::setup::SetupClient;
+use crate::fixtures::Applied;
+use crate::journal::Journal;
+use crate::proxy::FaultProxy;
+use crate::report::model::{NamedLog, StepRecord};
+use crate::runner::outcome::{Abort, Step};
+use crate::stack::Backend;
+
+/// One scenario's view of its stack.
+pub struct Ctx {
+    backend: Backend,
+    base_url: String,
+    journal: Journal,
+    setup: SetupClient,
+    applied: Applied,
+    humans: HashMap<String, Human>,
+    bots: Vec<Bot>,
+    proxy: Option<FaultProxy>,
+    adapter_bin: PathBuf,
+    dir: PathBuf,
+}
+
+impl Ctx {
+    /// Builds the context of a stack whose fixtures have been applied.
+    pub(crate) fn new(
+        backend: Backend,
+        base_url: String,
+        journal: Journal,
+        setup: SetupClient,
+        applied: Applied,
+        adapter_bin: PathBuf,
+        dir: PathBuf,
+    ) -> Self {
+        Ctx {
+            backend,
+            base_url,
+            journal,
+            setup,
+            applied,
+            humans: HashMap::new(),
+            bots: Vec::new(),
+            proxy: None,
+            adapter_bin,
+            dir,
+        }
+    }
+
+    /// The backend this scenario runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The Core's origin.
+    pub fn core_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Starts a named step; what follows is reported under it.
+    pub fn step(&self, name: &str) {
+        self.journal.step(name);
+    }
+
+    /// The setup client (site admin). Scenarios use it for administrative
+    /// moves; it is never handed to a bot.
+    pub fn setup(&self) -> &SetupClient {
+        &self.setup
+    }
+
+    /// The human with this login, with a browser of their own (the same
+    /// browser every time within a scenario).
+    pub fn human(&mut self, login: &str) -> Step<Human> {
+        if let Some(h) = self.humans.get(login) {
+            return Ok(h.clone());
+        }
+        let password = self
+            .applied
+            .passwords
+            .get(login)
+            .ok_or_else(|| Abort::errored(format!("no human `{login}` in the fixture")))?;
+        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
+        self.humans.insert(login.to_owned(), human.clone());
+        Ok(human)
+    }
+
+    /// A human with a second, separate browser (another session).
+    pub fn second_browser(&self, login: &str) -> Step<Human> {
+        let password = self
+            .applied
+            .passwords
+            .get(login)
+            .ok_or_else(|| Abort::errored(format!("no human `{login}` in the fixture")))?;
+        Human::new(login, password, &self.base_url, self.journal.clone())
+    }
+
+    /// The bot with this login, running its own adapter against the Core.
+    pub async fn bot(&mut self, login: &str) -> Step<Bot> {
+        let token = self.token(login)?;
+        let url = self.base_url.clone();
+        self.start_bot(login, &token, &url).await
+    }
+
+    /// The bot with this login, its adapter reaching the Core through the
+    /// scenario's fault proxy.
+    pub async fn bot_via_proxy(&mut self, login: &str) -> Step<Bot> {
+        let token = self.token(login)?;
+        let url = self.proxy().await?.url();
+        self.start_bot(login, &token, &url).await
+    }
+
+    /// The bot with this login holding a freshly minted token with exactly
+    /// `scopes` (for missing-scope scenarios).
+    pub async fn bot_with_scopes(&mut self, login: &str, scopes: &[&str]) -> Step<Bot> {
+        let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
+        let token = self
+            .setup
+            .mint_token(login, "grantgate-narrow", &scopes)
+            .await?;
+        let url = self.base_url.clone();
+        self.start_bot(login, &token, &url).await
+    }
+
+    /// The fault proxy in front of the Core, started on first use.
+    pub async fn proxy(&mut self) -> Step<&FaultProxy> {
+        if self.proxy.is_none() {
+            self.proxy = Some(FaultProxy::start(&self.base_url).await?);
+        }
+        Ok(self.proxy.as_ref().expect("just started"))
+    }
+
+    /// Checks that `actual == expected`; a mismatch ends the scenario as
+    /// failed. Values are rendered with `Debug`, so invisible characters
+    /// (`\r`, trailing spaces) show in the report.
+    pub fn expect_eq<T: PartialEq + Debug>(&self, what: &str, actual: T, expected: T) -> Step<()> {
+        let passed = actual == expected;
+        let (a, e) = (format!("{actual:?}"), format!("{expected:?}"));
+        self.journal.assertion(what, &e, &a, passed);
+        if passed {
+            Ok(())
+        } else {
+            Err(Abort::failed(self.journal.secrets().redact(&format!(
+                "{what}: expected {}, got {}",
+                crate::journal::truncate(&e),
+                crate::journal::truncate(&a)
+            ))))
+        }
+    }
+
+    /// Checks a condition; `detail` says what was seen.
+    pub fn expect(&self, what: &str, condition: bool, detail: &str) -> Step<()> {
+        self.journal.assertion(what, "true", detail, condition);
+        if condition {
+            Ok(())
+        } else {
+            Err(Abort::failed(
+                self.journal.secrets().redact(&format!("{what}: {detail}")),
+            ))
+        }
+    }
+
+    /// Checks an HTTP status.
+    pub fn expect_status(&self, what: &str, actual: u16, expected: u16) -> Step<()> {
+        self.expect_eq(what, actual, expected)
+    }
+
+    /// Checks that a tool call succeeded and returns its structured content.
+    pub fn expect_tool_ok(&self, what: &str, reply: &ToolReply) -> Step<Value> {
+        let ok = !reply.is_error && reply.structured.is_some();
+        let detail = if ok {
+            "success with structured content".to_owned()
+        } else {
+            format!("isError={} text={}", reply.is_error, reply.text)
+        };
+        self.expect(what, ok, &detail)?;
+        Ok(reply.structured.clone().unwrap_or(Value::Null))
+    }
+
+    /// Checks that a tool call failed with `code`.
+    pub fn expect_tool_error(&self, what: &str, reply: &ToolReply, code: &str) -> Step<()> {
+        self.expect_eq(
+            what,
+            (reply.is_error, reply.error_code()),
+            (true, Some(code)),
+        )
+    }
+
+    fn token(&self, login: &str) -> Step<String> {
+        self.applied
+            .tokens
+            .get(login)
+            .cloned()
+            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))
+    }
+
+    async fn start_bot(&mut self, login: &str, token: &str, core_url: &str) -> Step<Bot> {
+        let bot = Bot::start(
+            login,
+            token,
+            core_url,
+            &self.adapter_bin,
+            &self.dir,
+            self.journal.clone(),
+        )
+        .await?;
+        self.bots.push(bot.clone());
+        Ok(bot)
+    }
+
+    /// Stops every adapter and returns what the report needs.
+    pub(crate) async fn finish(self) -> (Vec<StepRecord>, Vec<NamedLog>) {
+        let mut logs = Vec::new();
+        for bot in &self.bots {
+            bot.stop().await;
+            logs.push(NamedLog {
+                name: format!("awg-mcp of {}", bot.login()),
+                text: self.journal.secrets().redact(&bot.adapter_log()),
+            });
+        }
+        (self.journal.steps(), logs)
+    }
+}

@@ -1,0 +1,27 @@
+//! `report.json`: the whole run report as JSON, for machines.
+
+use super::model::RunReport;
+use crate::secrets::SecretRegistry;
+
+/// Renders the report as pretty JSON, redacted.
+pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
+    let text = serde_json::to_string_pretty(report).expect("the report model always serialises");
+    secrets.redact(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::tests::sample;
+
+    #[test]
+    fn json_round_trips_and_is_redacted() {
+        let secrets = SecretRegistry::new();
+        secrets.register("sekrit-value-1");
+        let text = render(&sample(), &secrets);
+        assert!(!text.contains("sekrit-value-1"));
+        let back: RunReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.results.len(), 2);
+        assert_eq!(back.counts().failed, 1);
+    }
+}

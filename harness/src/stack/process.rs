@@ -1,0 +1,136 @@
+//! The process runtime: launches a Core binary through the launch contract
+//! (spec §5): `CORE_*` environment, the `core listening on` line, then
+//! `/api/healthz`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::{
+    AdminCredential, Backend, BoxFuture, DatabaseProvider, Runtime, STARTUP_TIMEOUT, Stack,
+    StackSpec,
+};
+use crate::child::{ManagedChild, tail};
+use crate::error::{HarnessError, Result};
+use crate::secrets::SecretRegistry;
+
+/// The admin login every stack is created with; the password is minted per
+/// stack and registered as a secret.
+pub const ADMIN_USER: &str = "gg-admin";
+
+/// Launches Cores as local child processes.
+pub struct ProcessRuntime {
+    core_bin: PathBuf,
+    providers: HashMap<Backend, Arc<DatabaseProvider>>,
+    secrets: SecretRegistry,
+}
+
+impl ProcessRuntime {
+    /// A runtime launching `core_bin`, with a database provider per backend
+    /// it may be asked for.
+    pub fn new(
+        core_bin: PathBuf,
+        providers: HashMap<Backend, Arc<DatabaseProvider>>,
+        secrets: SecretRegistry,
+    ) -> Self {
+        ProcessRuntime {
+            core_bin,
+            providers,
+            secrets,
+        }
+    }
+
+    async fn launch(&self, spec: StackSpec) -> Result<Stack> {
+        let provider = self.providers.get(&spec.backend).ok_or_else(|| {
+            HarnessError::Config(format!("no database provider for {}", spec.backend))
+        })?;
+        let safe_name: String = spec
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("grantgate-stack-{safe_name}-"))
+            .tempdir()
+            .map_err(|e| HarnessError::io(std::env::temp_dir(), e))?;
+        let database = provider.lease(dir.path()).await?;
+        let admin = AdminCredential {
+            user: ADMIN_USER.to_owned(),
+            password: self.secrets.mint("gg-admin-pw"),
+        };
+        let secret_key = self.secrets.mint("gg-core-key");
+        let mut env = vec![
+            ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
+            ("CORE_LISTEN".to_owned(), "127.0.0.1:0".to_owned()),
+            ("CORE_DATABASE_URL".to_owned(), database.url.clone()),
+            ("CORE_SECRET_KEY".to_owned(), secret_key),
+            ("CORE_ADMIN_USER".to_owned(), admin.user.clone()),
+            ("CORE_ADMIN_PASSWORD".to_owned(), admin.password.clone()),
+        ];
+        if let Ok(filter) = std::env::var("GRANTGATE_CORE_LOG") {
+            env.push(("RUST_LOG".to_owned(), filter));
+        }
+        env.extend(spec.extra_env.iter().cloned());
+        let started = Instant::now();
+        let mut core = ManagedChild::spawn(
+            &format!("core of {}", spec.name),
+            &self.core_bin,
+            &[],
+            &env,
+            dir.path(),
+        )?;
+        let base_url = core
+            .wait_for_line("core listening on", STARTUP_TIMEOUT)
+            .await?
+            .trim_end_matches('/')
+            .to_owned();
+        wait_healthy(&base_url, &core, STARTUP_TIMEOUT).await?;
+        Ok(Stack {
+            base_url,
+            backend: spec.backend,
+            startup: started.elapsed(),
+            admin,
+            core,
+            dir: Some(dir),
+            database: Some(database),
+        })
+    }
+}
+
+impl Runtime for ProcessRuntime {
+    fn start(&self, spec: StackSpec) -> BoxFuture<'_, Result<Stack>> {
+        Box::pin(self.launch(spec))
+    }
+
+    fn describe(&self) -> String {
+        self.core_bin.display().to_string()
+    }
+}
+
+/// Polls `/api/healthz` until it answers 200.
+async fn wait_healthy(base_url: &str, core: &ManagedChild, timeout: Duration) -> Result<()> {
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(5))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| HarnessError::Config(format!("http client: {e}")))?;
+    let url = format!("{base_url}/api/healthz");
+    let deadline = Instant::now() + timeout;
+    let mut last = String::from("no answer");
+    while Instant::now() < deadline {
+        match client.get(&url).send().await {
+            Ok(r) if r.status() == 200 => return Ok(()),
+            Ok(r) => last = format!("status {}", r.status().as_u16()),
+            Err(e) => last = e.to_string(),
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    Err(HarnessError::process(
+        "core",
+        format!(
+            "{url} not healthy within {timeout:?} (last: {last}); core output:\n{}",
+            tail(&core.log().text())
+        ),
+    ))
+}

@@ -1,0 +1,190 @@
+//! Family 3: the full lifecycle through the adapter.
+
+use serde_json::json;
+
+use crate::actors::grant::expected_digest;
+use crate::actors::{Proposal, Submission};
+use crate::ctx::Ctx;
+use crate::runner::outcome::Outcome;
+
+/// Task text with the characters that break careless code: quotes, angle
+/// brackets, an ampersand, a tab, non-ASCII, an emoji and a trailing space.
+const TASK: &str = "Triage the flaky \"lab\" tests <ci> & report each one\tseparately — café 🧪 ";
+const SUMMARY: &str = "Open one Issue per flaky test.\nNo code changes.";
+const TITLE: &str = "Flaky test: lab::sync_timeout — «intermittent»";
+/// The Issue body must survive byte for byte: CRLF and lone CR, HTML that
+/// must not be interpreted, trailing spaces, blank lines, non-ASCII.
+const BODY: &str = "Observed 3 failures in 20 runs.\r\n\r\nSteps:\r\n  1. run `cargo test`\r\n  2. <b>see</b> &amp; wait\rlone CR \n\n\ttabbed   \nÜnïcødé ✓ 🚀\n";
+
+/// A grant goes the whole way: browser login and preparation, confirmation
+/// with the exact triple, browser approval, submission, and readback through
+/// the adapter, the native API and the HTML page.
+pub async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
+    let alice = ctx.human("alice")?;
+
+    ctx.step("alice logs in through the login form with its CSRF token");
+    let home = alice.login().await?;
+    ctx.expect_eq(
+        "login answers 303",
+        home.redirects.first().map(|(s, _)| *s),
+        Some(303),
+    )?;
+    ctx.expect_eq("login lands on /", home.url.path(), "/")?;
+    ctx.expect_status("home page status", home.status, 200)?;
+
+    ctx.step("alice prepares a grant for lab-bot through the form");
+    let (grant, page) = alice
+        .prepare_grant("alice/lab", "lab-bot", TASK, SUMMARY)
+        .await?;
+    ctx.expect_eq(
+        "preparing answers 303 to the grant page",
+        page.redirects.first().map(|(s, _)| *s),
+        Some(303),
+    )?;
+    ctx.expect_status("grant page status", page.status, 200)?;
+
+    let bot = ctx.bot("lab-bot").await?;
+    ctx.step("lab-bot reads the grant through its adapter");
+    let read = bot.get_grant(&grant).await?;
+    let read = ctx.expect_tool_ok("get_agent_work_grant succeeds", &read)?;
+    let g = &read["grant"];
+    ctx.expect_eq("state", g["state"].as_str(), Some("awaiting_agent"))?;
+    ctx.expect_eq("state_revision", g["state_revision"].as_i64(), Some(1))?;
+    ctx.expect_eq("task kept whole", g["task"].as_str(), Some(TASK))?;
+    ctx.expect_eq("summary kept whole", g["summary"].as_str(), Some(SUMMARY))?;
+    ctx.expect_eq("agent", g["agent"]["login"].as_str(), Some("lab-bot"))?;
+    ctx.expect_eq(
+        "prepared by",
+        g["prepared_by"]["login"].as_str(),
+        Some("alice"),
+    )?;
+    ctx.expect_eq("not approved yet", &g["approved_by"], &json!(null))?;
+    let proposal = Proposal::of_grant(g)?;
+    ctx.expect_eq(
+        "proposal schema and version",
+        (proposal.schema.as_str(), proposal.version),
+        ("agent_work_grant.v1", 1),
+    )?;
+    ctx.expect_eq(
+        "digest is SHA-256 of the JCS proposal",
+        proposal.digest.clone(),
+        expected_digest(g)?,
+    )?;
+
+    ctx.step("lab-bot confirms with the exact proposal triple");
+    let confirmed = bot.confirm(&grant, &proposal).await?;
+    let confirmed = ctx.expect_tool_ok("confirm succeeds", &confirmed)?;
+    ctx.expect_eq(
+        "native status",
+        confirmed["native_status"].as_i64(),
+        Some(200),
+    )?;
+    ctx.expect_eq(
+        "state after confirm",
+        confirmed["grant"]["state"].as_str(),
+        Some("awaiting_human"),
+    )?;
+    ctx.expect_eq(
+        "state_revision after confirm",
+        confirmed["grant"]["state_revision"].as_i64(),
+        Some(2),
+    )?;
+
+    ctx.step("alice approves through the approve form on the grant page");
+    let approved = alice.approve(&grant).await?;
+    ctx.expect_status("page after approving", approved.status, 200)?;
+
+    ctx.step("lab-bot sees the grant active, approved by alice");
+    let active = bot.get_grant(&grant).await?;
+    let active = ctx.expect_tool_ok("get_agent_work_grant succeeds", &active)?;
+    ctx.expect_eq("state", active["grant"]["state"].as_str(), Some("active"))?;
+    ctx.expect_eq(
+        "approved by",
+        active["grant"]["approved_by"]["login"].as_str(),
+        Some("alice"),
+    )?;
+    ctx.expect_eq(
+        "state_revision",
+        active["grant"]["state_revision"].as_i64(),
+        Some(3),
+    )?;
+
+    ctx.step("lab-bot submits an Issue through the grant");
+    let submission = Submission::new(TITLE, BODY);
+    let submitted = bot.submit(&grant, &proposal, &submission).await?;
+    let submitted = ctx.expect_tool_ok("submit succeeds", &submitted)?;
+    ctx.expect_eq(
+        "native status",
+        submitted["native_status"].as_i64(),
+        Some(201),
+    )?;
+    let s = &submitted["submission"];
+    ctx.expect_eq("grant id", s["grant_id"].as_i64(), Some(grant.id))?;
+    ctx.expect_eq(
+        "request key",
+        s["request_key"].as_str(),
+        Some(submission.request_key.as_str()),
+    )?;
+    ctx.expect_eq("status", s["status"].as_str(), Some("submitted"))?;
+    ctx.expect_eq(
+        "review state",
+        s["review_state"].as_str(),
+        Some("awaiting_review"),
+    )?;
+    ctx.expect_eq(
+        "submitted by",
+        s["submitted_by"]["login"].as_str(),
+        Some("lab-bot"),
+    )?;
+    let issue = s["issue"].clone();
+    let index = issue["index"].as_i64();
+    ctx.expect(
+        "the receipt names an Issue index",
+        index.is_some(),
+        &issue.to_string(),
+    )?;
+    let index = index.unwrap_or_default();
+
+    ctx.step("lab-bot reads the submission back through the adapter");
+    let back = bot.submission(&grant, &submission.request_key).await?;
+    let back = ctx.expect_tool_ok("get_agent_work_submission succeeds", &back)?;
+    ctx.expect_eq("native status", back["native_status"].as_i64(), Some(200))?;
+    ctx.expect_eq("same Issue", &back["submission"]["issue"], &issue)?;
+    ctx.expect_eq(
+        "status",
+        back["submission"]["status"].as_str(),
+        Some("submitted"),
+    )?;
+
+    ctx.step("the native API shows the Issue whole, posted by lab-bot, bound to the grant");
+    let native = ctx.setup().issue("alice/lab", index).await?;
+    ctx.expect_status("issue read", native.status, 200)?;
+    let native = native.json()?;
+    ctx.expect_eq("issue id", &native["id"], &issue["id"])?;
+    ctx.expect_eq("title", native["title"].as_str(), Some(TITLE))?;
+    ctx.expect_eq("body byte for byte", native["body"].as_str(), Some(BODY))?;
+    ctx.expect_eq("poster", native["user"]["login"].as_str(), Some("lab-bot"))?;
+    ctx.expect_eq(
+        "grant binding",
+        &native["agent_work_grant"],
+        &json!({"grant_id": grant.id, "request_key": submission.request_key}),
+    )?;
+
+    ctx.step("alice reads the Issue page: poster, whole body, grant marker");
+    let (page, view) = alice.issue_page("alice", "lab", index).await?;
+    ctx.expect_status("issue page status", page.status, 200)?;
+    ctx.expect(
+        "the poster is lab-bot",
+        view.poster
+            .as_deref()
+            .is_some_and(|p| p.contains("lab-bot")),
+        &format!("{:?}", view.poster),
+    )?;
+    ctx.expect_eq("body byte for byte", view.body.as_deref(), Some(BODY))?;
+    ctx.expect_eq(
+        "grant marker",
+        view.grant_marker.as_deref().map(str::trim),
+        Some(format!("via agent work grant #{}", grant.id).as_str()),
+    )?;
+    Ok(())
+}
