@@ -1,0 +1,55 @@
+//! The trials, one file per family. Each returns `Err(message)` on failure.
+
+use crate::TestFn;
+
+mod auth;
+mod bad_input;
+mod browser;
+mod concurrency;
+mod grants;
+mod lifecycle;
+mod meta;
+
+/// Boxes an `async fn(Arc<Env>) -> TestResult` into a [`TestFn`].
+macro_rules! trial {
+    ($path:path) => {
+        (stringify!($path), (|env| Box::pin($path(env))) as TestFn)
+    };
+}
+
+/// Every trial, named `family::test`.
+pub fn all() -> Vec<(&'static str, TestFn)> {
+    let list: Vec<(&'static str, TestFn)> = vec![
+        trial!(meta::version_and_health),
+        trial!(meta::openapi_every_operation_is_routed),
+        trial!(meta::unknown_api_routes_are_json),
+        trial!(meta::launch_contract),
+        trial!(meta::measurements),
+        trial!(auth::credential_forms),
+        trial!(auth::scopes_are_enforced),
+        trial!(auth::setup_surface_is_guarded),
+        trial!(lifecycle::full_lifecycle),
+        trial!(lifecycle::confirm_rules),
+        trial!(lifecycle::replay_and_conflict),
+        trial!(lifecycle::tombstones),
+        trial!(lifecycle::withdrawal),
+        trial!(grants::only_the_agent_sees_a_grant),
+        trial!(grants::list_pages_and_filters),
+        trial!(grants::access_loss),
+        trial!(grants::ordinary_issues_are_unattributed),
+        trial!(bad_input::json_bodies),
+        trial!(bad_input::text_values),
+        trial!(bad_input::queries_and_paths),
+        trial!(browser::login_and_session),
+        trial!(browser::csrf_refusals),
+        trial!(browser::csrf_expiry),
+        trial!(browser::stale_revision),
+        trial!(browser::page_access),
+        trial!(browser::issue_page),
+        trial!(concurrency::twenty_identical_submissions),
+        trial!(concurrency::twenty_approvals),
+    ];
+    list.into_iter()
+        .map(|(name, f)| (name.trim_start_matches("cases::"), f))
+        .collect()
+}
