@@ -63,7 +63,10 @@ pub fn grant(grant: &Value, expect: Option<Expect<'_>>) -> Result<i64, Reason> {
     }
     user(grant, "agent")?;
     let state = string(grant, "state")?;
-    if !matches!(state, "awaiting_agent" | "awaiting_human" | "active" | "revoked") {
+    if !matches!(
+        state,
+        "awaiting_agent" | "awaiting_human" | "active" | "revoked"
+    ) {
         return Err("grant state is unknown".into());
     }
     int(grant, "state_revision")?;
@@ -72,7 +75,11 @@ pub fn grant(grant: &Value, expect: Option<Expect<'_>>) -> Result<i64, Reason> {
     string(grant, "proposal.schema")?;
     int(grant, "proposal.version")?;
     let digest = string(grant, "proposal.digest")?;
-    if digest.len() != 64 || !digest.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+    if digest.len() != 64
+        || !digest
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
         return Err("grant proposal.digest is not 64 lowercase hex".into());
     }
     Ok(id)
@@ -88,8 +95,10 @@ pub fn grant_is(grant_value: &Value, expect: Expect<'_>, grant_id: i64) -> Resul
 
 /// The grant carries exactly the triple the caller sent.
 pub fn same_proposal(grant: &Value, digest: &str) -> Result<(), Reason> {
-    let same = grant.pointer("/proposal/schema").and_then(Value::as_str) == Some(crate::validate::PROPOSAL_SCHEMA)
-        && grant.pointer("/proposal/version").and_then(Value::as_i64) == Some(crate::validate::PROPOSAL_VERSION)
+    let same = grant.pointer("/proposal/schema").and_then(Value::as_str)
+        == Some(crate::validate::PROPOSAL_SCHEMA)
+        && grant.pointer("/proposal/version").and_then(Value::as_i64)
+            == Some(crate::validate::PROPOSAL_VERSION)
         && grant.pointer("/proposal/digest").and_then(Value::as_str) == Some(digest);
     if same {
         Ok(())
@@ -99,7 +108,12 @@ pub fn same_proposal(grant: &Value, digest: &str) -> Result<(), Reason> {
 }
 
 /// `{grant, submission}` for the requested grant and key, bound consistently.
-pub fn receipt(body: &Value, expect: Expect<'_>, grant_id: i64, request_key: &str) -> Result<(), Reason> {
+pub fn receipt(
+    body: &Value,
+    expect: Expect<'_>,
+    grant_id: i64,
+    request_key: &str,
+) -> Result<(), Reason> {
     let grant_value = field(body, "grant")?;
     grant_is(grant_value, expect, grant_id)?;
     let submission = field(body, "submission")?;
@@ -109,7 +123,10 @@ pub fn receipt(body: &Value, expect: Expect<'_>, grant_id: i64, request_key: &st
     if string(submission, "request_key")? != request_key {
         return Err("submission.request_key differs from the sent key".into());
     }
-    if !matches!(string(submission, "status")?, "submitted" | "issue_deleted" | "issue_binding_changed") {
+    if !matches!(
+        string(submission, "status")?,
+        "submitted" | "issue_deleted" | "issue_binding_changed"
+    ) {
         return Err("submission.status is unknown".into());
     }
     if string(submission, "review_state")? != "awaiting_review" {
@@ -179,7 +196,10 @@ mod tests {
         })
     }
 
-    const LAB: Expect<'static> = Expect { owner: "Alice", repo: "LAB" };
+    const LAB: Expect<'static> = Expect {
+        owner: "Alice",
+        repo: "LAB",
+    };
 
     #[test]
     fn a_consistent_receipt_passes() {

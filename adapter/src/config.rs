@@ -23,7 +23,11 @@ pub enum Transport {
 
 /// The command line; every flag also reads an `AWG_*` environment variable.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "awg-mcp", version, about = "MCP adapter for agent work grants on one fixed Core origin")]
+#[command(
+    name = "awg-mcp",
+    version,
+    about = "MCP adapter for agent work grants on one fixed Core origin"
+)]
 pub struct Cli {
     /// The Core's origin, `http(s)://host[:port]` with no path, query, userinfo or fragment.
     #[arg(long, env = "AWG_CORE_URL")]
@@ -42,7 +46,11 @@ pub struct Cli {
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub upstream_timeout_ms: u64,
     /// Browser origin allowed to call the HTTP transport (repeatable). Default: loopback origins only.
-    #[arg(long = "allowed-origin", env = "AWG_ALLOWED_ORIGINS", value_delimiter = ',')]
+    #[arg(
+        long = "allowed-origin",
+        env = "AWG_ALLOWED_ORIGINS",
+        value_delimiter = ','
+    )]
     pub allowed_origins: Vec<String>,
 }
 
@@ -76,8 +84,14 @@ pub struct CoreOrigin(Url);
 impl CoreOrigin {
     /// Parses and checks a bare http(s) origin; a trailing `/` is tolerated.
     pub fn parse(raw: &str) -> Result<Self, ConfigError> {
+        // A URL with userinfo may carry a secret: it is never echoed.
+        let shown = if raw.contains('@') {
+            "<with userinfo, not shown>".to_owned()
+        } else {
+            raw.to_owned()
+        };
         let fail = |reason: &str| ConfigError::CoreUrl {
-            url: raw.to_owned(),
+            url: shown.clone(),
             reason: reason.to_owned(),
         };
         let url = Url::parse(raw).map_err(|e| fail(&e.to_string()))?;
@@ -88,7 +102,9 @@ impl CoreOrigin {
             return Err(fail("a host is required"));
         }
         if !url.username().is_empty() || url.password().is_some() {
-            return Err(fail("userinfo is not allowed (credentials come from AWG_TOKEN or AWG_BASIC_*)"));
+            return Err(fail(
+                "userinfo is not allowed (credentials come from AWG_TOKEN or AWG_BASIC_*)",
+            ));
         }
         if url.path() != "/" {
             return Err(fail("a path is not allowed"));
@@ -129,10 +145,7 @@ pub struct Config {
 
 impl Config {
     /// Checks the command line and reads the credential from `env`.
-    pub fn from_cli(
-        cli: Cli,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Self, ConfigError> {
+    pub fn from_cli(cli: Cli, env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let core = CoreOrigin::parse(&cli.core_url)?;
         if !cli.listen.ip().is_loopback() && !cli.allow_remote {
             return Err(ConfigError::RemoteListen { addr: cli.listen });
@@ -236,7 +249,12 @@ mod tests {
     #[test]
     fn credentials_need_a_complete_pair() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
         };
         assert_eq!(credential_from_env(env(&[])).unwrap(), None);
         assert_eq!(

@@ -13,10 +13,10 @@ use serde::Serialize;
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// `--core-url` is not a bare `http(s)://host[:port]` origin.
-    #[error("--core-url {url:?} is not a bare http(s) origin: {reason}")]
+    #[error("--core-url {url} is not a bare http(s) origin: {reason}")]
     CoreUrl { url: String, reason: String },
     /// An `--allowed-origin` entry is not an origin either.
-    #[error("--allowed-origin {origin:?} is not an http(s) origin: {reason}")]
+    #[error("--allowed-origin {origin} is not an http(s) origin: {reason}")]
     AllowedOrigin { origin: String, reason: String },
     /// `--listen` names a non-loopback address without `--allow-remote`.
     #[error(

@@ -49,7 +49,10 @@ pub fn app(server: AdapterServer, guard: Guard, shutdown: CancellationToken) -> 
     );
     Router::new()
         .route_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(Arc::new(guard), check_request))
+        .layer(middleware::from_fn_with_state(
+            Arc::new(guard),
+            check_request,
+        ))
 }
 
 /// Binds, reports the bound address through `on_bound`, and serves until `shutdown`.
@@ -92,13 +95,21 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > MAX_REQUEST_BODY as u64) {
         tracing::warn!(declared, "refused an MCP request body over 1 MiB");
-        return refuse(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large: MCP request bodies are limited to 1 MiB");
+        return refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload Too Large: MCP request bodies are limited to 1 MiB",
+        );
     }
     next.run(request).await
 }
 
 fn refuse(status: StatusCode, text: &'static str) -> Response {
-    (status, [(header::CONTENT_TYPE, "text/plain; charset=utf-8")], Body::from(text)).into_response()
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        Body::from(text),
+    )
+        .into_response()
 }
 
 /// The host part of a `Host` value names the loopback interface.
@@ -141,23 +152,47 @@ mod tests {
 
     #[test]
     fn loopback_hosts() {
-        for ok in ["127.0.0.1:8080", "localhost", "LOCALHOST:1", "[::1]:9", "127.1.2.3"] {
-            assert!(host_is_loopback(Some(&header::HeaderValue::from_static(ok))), "{ok}");
+        for ok in [
+            "127.0.0.1:8080",
+            "localhost",
+            "LOCALHOST:1",
+            "[::1]:9",
+            "127.1.2.3",
+        ] {
+            assert!(
+                host_is_loopback(Some(&header::HeaderValue::from_static(ok))),
+                "{ok}"
+            );
         }
-        for bad in ["evil.example", "evil.example:80", "10.0.0.1:80", "localhost.evil.example", ""] {
-            assert!(!host_is_loopback(Some(&header::HeaderValue::from_static(bad))), "{bad}");
+        for bad in [
+            "evil.example",
+            "evil.example:80",
+            "10.0.0.1:80",
+            "localhost.evil.example",
+            "",
+        ] {
+            assert!(
+                !host_is_loopback(Some(&header::HeaderValue::from_static(bad))),
+                "{bad}"
+            );
         }
         assert!(!host_is_loopback(None));
     }
 
     #[test]
     fn origins() {
-        let default = Guard { any_host: false, allowed_origins: vec![] };
+        let default = Guard {
+            any_host: false,
+            allowed_origins: vec![],
+        };
         assert!(origin_allowed(&default, "http://localhost:6274"));
         assert!(origin_allowed(&default, "http://[::1]:3000"));
         assert!(!origin_allowed(&default, "https://evil.example"));
         assert!(!origin_allowed(&default, "null"));
-        let listed = Guard { any_host: false, allowed_origins: vec!["https://app.example:443".into()] };
+        let listed = Guard {
+            any_host: false,
+            allowed_origins: vec!["https://app.example:443".into()],
+        };
         assert!(origin_allowed(&listed, "https://app.example"));
         assert!(!origin_allowed(&listed, "http://localhost:6274"));
     }

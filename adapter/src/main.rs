@@ -11,7 +11,8 @@ use tracing_subscriber::EnvFilter;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Logs go to stderr: stdout is the MCP channel (stdio) or the one address line (http).
-    let filter = EnvFilter::try_from_env("AWG_LOG").unwrap_or_else(|_| EnvFilter::new("awg_mcp=info,rmcp=warn"));
+    let filter = EnvFilter::try_from_env("AWG_LOG")
+        .unwrap_or_else(|_| EnvFilter::new("awg_mcp=info,rmcp=warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

@@ -93,7 +93,9 @@ fn next_page(link: &str) -> Result<Option<i64>, Reason> {
         let params = &rest[close + 1..params_end];
         if rels(params).any(|rel| rel.eq_ignore_ascii_case("next")) {
             let base = Url::parse("http://link.invalid/").map_err(|e| e.to_string())?;
-            let url = base.join(target).map_err(|_| "Link rel=next URL is malformed")?;
+            let url = base
+                .join(target)
+                .map_err(|_| "Link rel=next URL is malformed")?;
             let page = url
                 .query_pairs()
                 .find(|(k, _)| k == "page")
@@ -112,7 +114,9 @@ fn rels(params: &str) -> impl Iterator<Item = &str> {
         .split(';')
         .filter_map(|p| {
             let (name, value) = p.split_once('=')?;
-            name.trim().eq_ignore_ascii_case("rel").then(|| value.trim().trim_end_matches(',').trim().trim_matches('"'))
+            name.trim()
+                .eq_ignore_ascii_case("rel")
+                .then(|| value.trim().trim_end_matches(',').trim().trim_matches('"'))
         })
         .flat_map(str::split_whitespace)
 }
@@ -126,14 +130,26 @@ mod tests {
     #[test]
     fn link_next_continues() {
         let c = continuation(1, 30, Some("31"), Some(NEXT2)).unwrap();
-        assert_eq!(c, Continuation { has_more: true, next_page: Some(2) });
+        assert_eq!(
+            c,
+            Continuation {
+                has_more: true,
+                next_page: Some(2)
+            }
+        );
     }
 
     #[test]
     fn last_page_ends() {
         let link = r#"<http://core/x?page=1&limit=30>; rel="prev", <http://core/x?page=1&limit=30>; rel="first""#;
         let c = continuation(2, 1, Some("31"), Some(link)).unwrap();
-        assert_eq!(c, Continuation { has_more: false, next_page: None });
+        assert_eq!(
+            c,
+            Continuation {
+                has_more: false,
+                next_page: None
+            }
+        );
     }
 
     #[test]

@@ -10,11 +10,16 @@ use std::sync::Arc;
 use rmcp::model::JsonObject;
 use serde_json::{Value, json};
 
-use crate::validate::{DIGEST_PATTERN, PROPOSAL_SCHEMA, PROPOSAL_VERSION, REQUEST_KEY_PATTERN, SEGMENT_PATTERN, STATES};
+use crate::validate::{
+    DIGEST_PATTERN, PROPOSAL_SCHEMA, PROPOSAL_VERSION, REQUEST_KEY_PATTERN, SEGMENT_PATTERN, STATES,
+};
 
 /// A closed object schema with the given properties, all of `required` mandatory.
 pub fn closed(properties: &[(&str, Value)], required: &[&str]) -> Arc<JsonObject> {
-    let props: serde_json::Map<String, Value> = properties.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+    let props: serde_json::Map<String, Value> = properties
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect();
     let schema = json!({
         "type": "object",
         "properties": props,
@@ -50,12 +55,21 @@ pub fn state() -> Value {
 /// The three proposal-triple properties.
 pub fn triple() -> [(&'static str, Value); 3] {
     [
-        ("proposal_schema", json!({"type": "string", "const": PROPOSAL_SCHEMA,
-            "description": "Exactly the grant's proposal.schema."})),
-        ("proposal_version", json!({"type": "integer", "const": PROPOSAL_VERSION,
-            "description": "Exactly the grant's proposal.version (the integer 1)."})),
-        ("proposal_digest", json!({"type": "string", "pattern": DIGEST_PATTERN,
-            "description": "Exactly the grant's proposal.digest (64 lowercase hex)."})),
+        (
+            "proposal_schema",
+            json!({"type": "string", "const": PROPOSAL_SCHEMA,
+            "description": "Exactly the grant's proposal.schema."}),
+        ),
+        (
+            "proposal_version",
+            json!({"type": "integer", "const": PROPOSAL_VERSION,
+            "description": "Exactly the grant's proposal.version (the integer 1)."}),
+        ),
+        (
+            "proposal_digest",
+            json!({"type": "string", "pattern": DIGEST_PATTERN,
+            "description": "Exactly the grant's proposal.digest (64 lowercase hex)."}),
+        ),
     ]
 }
 
@@ -145,13 +159,20 @@ fn status() -> Value {
 
 /// Output `{<key>: <item>, native_status}`.
 pub fn single(key: &str, item: Value) -> Arc<JsonObject> {
-    closed(&[(key, item), ("native_status", status())], &[key, "native_status"])
+    closed(
+        &[(key, item), ("native_status", status())],
+        &[key, "native_status"],
+    )
 }
 
 /// Output `{grant, submission, native_status}`.
 pub fn receipt() -> Arc<JsonObject> {
     closed(
-        &[("grant", grant()), ("submission", submission()), ("native_status", status())],
+        &[
+            ("grant", grant()),
+            ("submission", submission()),
+            ("native_status", status()),
+        ],
         &["grant", "submission", "native_status"],
     )
 }
@@ -163,10 +184,16 @@ pub fn page(key: &str, item: Value) -> Arc<JsonObject> {
             (key, json!({"type": "array", "items": item})),
             ("page", json!({"type": "integer", "minimum": 1})),
             ("has_more", json!({"type": "boolean"})),
-            ("next_page", json!({"type": ["integer", "null"], "minimum": 2,
-                "description": "Page to ask next; null at the end."})),
-            ("snapshot", json!({"type": "boolean", "const": false,
-                "description": "Always false: each page is a fresh observation."})),
+            (
+                "next_page",
+                json!({"type": ["integer", "null"], "minimum": 2,
+                "description": "Page to ask next; null at the end."}),
+            ),
+            (
+                "snapshot",
+                json!({"type": "boolean", "const": false,
+                "description": "Always false: each page is a fresh observation."}),
+            ),
         ],
         &[key, "page", "has_more", "next_page", "snapshot"],
     )

@@ -45,7 +45,10 @@ impl AdapterServer {
     }
 
     /// The credential for one call: the HTTP request's bearer, else the process one.
-    fn credential_for(&self, context: &RequestContext<RoleServer>) -> Result<Credential, CredentialProblem> {
+    fn credential_for(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Credential, CredentialProblem> {
         let header = context
             .extensions
             .get::<http::request::Parts>()
@@ -110,7 +113,12 @@ impl ServerHandler for AdapterServer {
         tools::dispatch(&request.name, request.arguments.as_ref(), &ctx)
             .await
             .map(CallToolResponse::from)
-            .ok_or_else(|| McpError::invalid_params(format!("unknown tool {:?}", truncate(&request.name)), None))
+            .ok_or_else(|| {
+                McpError::invalid_params(
+                    format!("unknown tool {:?}", truncate(&request.name)),
+                    None,
+                )
+            })
     }
 }
 

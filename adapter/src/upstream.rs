@@ -22,16 +22,44 @@ use crate::{
 const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 
 /// Bytes left as they are in a path segment; everything else is percent-encoded.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
 
 /// Native statuses that keep their meaning in a tool error.
 const NATIVE: &[(u16, ErrorCode, &str)] = &[
-    (400, ErrorCode::BadRequest, "the Core refused the request as malformed (400)"),
-    (401, ErrorCode::Unauthenticated, "the Core did not accept the credential (401)"),
-    (403, ErrorCode::Forbidden, "the credential lacks a scope or permission for this (403)"),
-    (404, ErrorCode::NotFound, "not found, or not visible to this caller (404)"),
-    (409, ErrorCode::Conflict, "the Core reported a state, proposal or request-key conflict (409)"),
-    (422, ErrorCode::Unprocessable, "the Core refused a value as invalid (422)"),
+    (
+        400,
+        ErrorCode::BadRequest,
+        "the Core refused the request as malformed (400)",
+    ),
+    (
+        401,
+        ErrorCode::Unauthenticated,
+        "the Core did not accept the credential (401)",
+    ),
+    (
+        403,
+        ErrorCode::Forbidden,
+        "the credential lacks a scope or permission for this (403)",
+    ),
+    (
+        404,
+        ErrorCode::NotFound,
+        "not found, or not visible to this caller (404)",
+    ),
+    (
+        409,
+        ErrorCode::Conflict,
+        "the Core reported a state, proposal or request-key conflict (409)",
+    ),
+    (
+        422,
+        ErrorCode::Unprocessable,
+        "the Core refused a value as invalid (422)",
+    ),
 ];
 
 /// What a call does, which decides how an unclear outcome is reported.
@@ -47,11 +75,17 @@ impl Op {
     /// The failure for an outcome that is not a clean success or a native refusal.
     pub fn unclear(self, status: Option<u16>, why: &str) -> ToolError {
         match self {
-            Op::Read => ToolError::new(ErrorCode::UpstreamError, status, format!("the Core read failed: {why}")),
+            Op::Read => ToolError::new(
+                ErrorCode::UpstreamError,
+                status,
+                format!("the Core read failed: {why}"),
+            ),
             Op::Write(advice) => ToolError::new(
                 ErrorCode::DeliveryUncertain,
                 status,
-                format!("delivery uncertain ({why}): the Core may or may not have applied it. {advice}"),
+                format!(
+                    "delivery uncertain ({why}): the Core may or may not have applied it. {advice}"
+                ),
             ),
         }
     }
@@ -62,7 +96,9 @@ impl Op {
             Op::Read => ToolError::new(
                 ErrorCode::MalformedResponse,
                 Some(status),
-                format!("the Core answered with a malformed or inconsistent body ({why}); nothing is published"),
+                format!(
+                    "the Core answered with a malformed or inconsistent body ({why}); nothing is published"
+                ),
             ),
             Op::Write(_) => self.unclear(Some(status), &format!("inconsistent response: {why}")),
         }
@@ -120,7 +156,8 @@ impl Upstream {
         let mut url = self.origin.url().clone();
         url.set_path(&path);
         if !query.is_empty() {
-            url.query_pairs_mut().extend_pairs(query.iter().map(|(k, v)| (*k, v.as_str())));
+            url.query_pairs_mut()
+                .extend_pairs(query.iter().map(|(k, v)| (*k, v.as_str())));
         }
         url
     }
@@ -142,7 +179,9 @@ impl Upstream {
             .request(method.clone(), url)
             .header(header::ACCEPT, "application/json");
         request = match credential {
-            Credential::Token(token) => request.header(header::AUTHORIZATION, format!("token {token}")),
+            Credential::Token(token) => {
+                request.header(header::AUTHORIZATION, format!("token {token}"))
+            }
             Credential::Basic { user, password } => request.basic_auth(user, Some(password)),
         };
         if let Some(body) = body {
@@ -152,7 +191,11 @@ impl Upstream {
         let response = match request.send().await {
             Ok(response) => response,
             Err(error) => {
-                let why = if error.is_timeout() { "timed out" } else { "no response" };
+                let why = if error.is_timeout() {
+                    "timed out"
+                } else {
+                    "no response"
+                };
                 tracing::warn!(%method, %path, why, "upstream request failed");
                 return Err(op.unclear(None, why));
             }
@@ -181,8 +224,8 @@ impl Upstream {
                 return Err(op.unclear(Some(status.as_u16()), why));
             }
         };
-        let body: Value = serde_json::from_slice(&bytes)
-            .map_err(|_| op.bad_body(status.as_u16(), "not JSON"))?;
+        let body: Value =
+            serde_json::from_slice(&bytes).map_err(|_| op.bad_body(status.as_u16(), "not JSON"))?;
         Ok(Reply {
             status: status.as_u16(),
             body,

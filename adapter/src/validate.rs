@@ -22,7 +22,13 @@ pub const DIGEST_PATTERN: &str = "^[0-9a-f]{64}$";
 pub const REQUEST_KEY_PATTERN: &str =
     "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$";
 /// Accepted values of the list `state` filter.
-pub const STATES: &[&str] = &["awaiting_agent", "awaiting_human", "active", "revoked", "all"];
+pub const STATES: &[&str] = &[
+    "awaiting_agent",
+    "awaiting_human",
+    "active",
+    "revoked",
+    "all",
+];
 
 /// A view over one call's arguments that knows which names are allowed.
 #[derive(Debug)]
@@ -34,12 +40,19 @@ impl<'a> Args<'a> {
     /// Refuses any argument whose name is not in `allowed` (the first one in name order).
     pub fn new(map: Option<&'a JsonObject>, allowed: &[&str]) -> Result<Self, ToolError> {
         if let Some(map) = map {
-            let mut unknown: Vec<&String> = map.keys().filter(|k| !allowed.contains(&k.as_str())).collect();
+            let mut unknown: Vec<&String> = map
+                .keys()
+                .filter(|k| !allowed.contains(&k.as_str()))
+                .collect();
             unknown.sort();
             if let Some(name) = unknown.first() {
                 return Err(ToolError::invalid(
                     name,
-                    format!("unknown input {:?}: this tool accepts only {}", truncate(name, 40), allowed.join(", ")),
+                    format!(
+                        "unknown input {:?}: this tool accepts only {}",
+                        truncate(name, 40),
+                        allowed.join(", ")
+                    ),
                 ));
             }
         }
@@ -73,11 +86,15 @@ impl<'a> Args<'a> {
         let text = string(name, self.required(name)?)?;
         let ok = !matches!(text, "." | "..")
             && (1..=100).contains(&text.len())
-            && text.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
         if !ok {
             return Err(ToolError::invalid(
                 name,
-                format!("{name} must be one path segment of 1-100 characters A-Z a-z 0-9 _ . - (not . or ..)"),
+                format!(
+                    "{name} must be one path segment of 1-100 characters A-Z a-z 0-9 _ . - (not . or ..)"
+                ),
             ));
         }
         Ok(text.to_owned())
@@ -99,11 +116,21 @@ impl<'a> Args<'a> {
         }
         let version = self.required("proposal_version")?;
         if version.as_i64() != Some(PROPOSAL_VERSION) || !version.is_i64() {
-            return Err(ToolError::invalid("proposal_version", "proposal_version must be the JSON integer 1"));
+            return Err(ToolError::invalid(
+                "proposal_version",
+                "proposal_version must be the JSON integer 1",
+            ));
         }
         let digest = string("proposal_digest", self.required("proposal_digest")?)?;
-        if digest.len() != 64 || !digest.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(ToolError::invalid("proposal_digest", "proposal_digest must be 64 lowercase hex characters"));
+        if digest.len() != 64
+            || !digest
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        {
+            return Err(ToolError::invalid(
+                "proposal_digest",
+                "proposal_digest must be 64 lowercase hex characters",
+            ));
         }
         Ok(Proposal {
             digest: digest.to_owned(),
@@ -129,7 +156,10 @@ impl<'a> Args<'a> {
             Some(value) => {
                 let state = string("state", value)?;
                 if !STATES.contains(&state) {
-                    return Err(ToolError::invalid("state", format!("state must be one of {}", STATES.join(", "))));
+                    return Err(ToolError::invalid(
+                        "state",
+                        format!("state must be one of {}", STATES.join(", ")),
+                    ));
                 }
                 Ok(Some(state.to_owned()))
             }
@@ -160,7 +190,9 @@ fn positive(name: &str, value: &Value) -> Result<i64, ToolError> {
         Some(n) if n >= 1 && value.is_i64() => Ok(n),
         _ => Err(ToolError::invalid(
             name,
-            format!("{name} must be a JSON integer from 1 to 9223372036854775807 (not a string, float or boolean)"),
+            format!(
+                "{name} must be a JSON integer from 1 to 9223372036854775807 (not a string, float or boolean)"
+            ),
         )),
     }
 }
@@ -198,13 +230,30 @@ mod tests {
 
     #[test]
     fn ids_are_positive_json_integers() {
-        for bad in [json!(0), json!(-1), json!(1.0), json!("1"), json!(true), json!(9_223_372_036_854_775_808u64), json!(null)] {
+        for bad in [
+            json!(0),
+            json!(-1),
+            json!(1.0),
+            json!("1"),
+            json!(true),
+            json!(9_223_372_036_854_775_808u64),
+            json!(null),
+        ] {
             let map = args(json!({ "grant_id": bad }));
-            let error = Args::new(Some(&map), &["grant_id"]).unwrap().id("grant_id").unwrap_err();
+            let error = Args::new(Some(&map), &["grant_id"])
+                .unwrap()
+                .id("grant_id")
+                .unwrap_err();
             assert_eq!(error.field.as_deref(), Some("grant_id"));
         }
         let map = args(json!({ "grant_id": i64::MAX }));
-        assert_eq!(Args::new(Some(&map), &["grant_id"]).unwrap().id("grant_id").unwrap(), i64::MAX);
+        assert_eq!(
+            Args::new(Some(&map), &["grant_id"])
+                .unwrap()
+                .id("grant_id")
+                .unwrap(),
+            i64::MAX
+        );
     }
 
     #[test]

@@ -32,12 +32,37 @@ async fn native_statuses_keep_their_meaning_for_reads_and_writes() {
     for (status, code) in STATUSES {
         let calls = [
             ("GET", GRANT_PATH, "get_agent_work_grant", grant_args()),
-            ("POST", CONFIRM_PATH, "confirm_agent_work_grant", confirm_args()),
-            ("POST", SUBMIT_PATH, "submit_agent_work_proposal", submit_args("t", "b")),
-            ("GET", READBACK_PATH, "get_agent_work_submission", readback_args()),
+            (
+                "POST",
+                CONFIRM_PATH,
+                "confirm_agent_work_grant",
+                confirm_args(),
+            ),
+            (
+                "POST",
+                SUBMIT_PATH,
+                "submit_agent_work_proposal",
+                submit_args("t", "b"),
+            ),
+            (
+                "GET",
+                READBACK_PATH,
+                "get_agent_work_submission",
+                readback_args(),
+            ),
             ("GET", LIST_PATH, "list_agent_work_grants", json!({})),
-            ("GET", "/api/v1/repos/alice/lab", "get_repository", json!({"owner": "alice", "repo": "lab"})),
-            ("POST", ISSUES_PATH, "create_issue", json!({"owner": "alice", "repo": "lab", "title": "t", "body": "b"})),
+            (
+                "GET",
+                "/api/v1/repos/alice/lab",
+                "get_repository",
+                json!({"owner": "alice", "repo": "lab"}),
+            ),
+            (
+                "POST",
+                ISSUES_PATH,
+                "create_issue",
+                json!({"owner": "alice", "repo": "lab", "title": "t", "body": "b"}),
+            ),
         ];
         for (method, path, tool, args) in calls {
             upstream.script(method, path, hostile(status));
@@ -45,18 +70,39 @@ async fn native_statuses_keep_their_meaning_for_reads_and_writes() {
             expected_requests += 1;
             let error = expect_error(&result, code, Some(status));
             let text = error.to_string();
-            for leak in [SENTINEL, "bearer-token-9e1f", "process-token-5c1d", "evil.example", "swagger"] {
-                assert!(!text.contains(leak), "{tool} {status} leaked {leak}: {text}");
+            for leak in [
+                SENTINEL,
+                "bearer-token-9e1f",
+                "process-token-5c1d",
+                "evil.example",
+                "swagger",
+            ] {
+                assert!(
+                    !text.contains(leak),
+                    "{tool} {status} leaked {leak}: {text}"
+                );
             }
-            assert_eq!(upstream.count(), expected_requests, "{tool} {status}: one request, no retry");
+            assert_eq!(
+                upstream.count(),
+                expected_requests,
+                "{tool} {status}: one request, no retry"
+            );
         }
     }
     // Nothing of it reached the logs either.
     let logs = adapter.stderr();
-    for leak in [SENTINEL, "bearer-token-9e1f", "process-token-5c1d", "evil.example"] {
+    for leak in [
+        SENTINEL,
+        "bearer-token-9e1f",
+        "process-token-5c1d",
+        "evil.example",
+    ] {
         assert!(!logs.contains(leak), "logs leaked {leak}");
     }
-    assert!(logs.contains("upstream answered"), "the adapter logs its upstream requests: {logs}");
+    assert!(
+        logs.contains("upstream answered"),
+        "the adapter logs its upstream requests: {logs}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -65,7 +111,12 @@ async fn a_conflict_on_submit_names_no_receipt() {
     upstream.script("POST", SUBMIT_PATH, hostile(409));
     let adapter = HttpAdapter::start(&upstream.origin(), TOKEN_ENV, &[]).await;
     let client = adapter.connect(None).await;
-    let result = call(&client, "submit_agent_work_proposal", submit_args("t", "changed")).await;
+    let result = call(
+        &client,
+        "submit_agent_work_proposal",
+        submit_args("t", "changed"),
+    )
+    .await;
     let error = expect_error(&result, "conflict", Some(409));
     assert!(error.get("field").is_none());
     assert_eq!(upstream.count(), 1);

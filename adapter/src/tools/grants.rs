@@ -39,7 +39,10 @@ pub fn definitions() -> Vec<Tool> {
             "list_agent_work_grants",
             "List the agent work grants where you are the agent, one page of up to 30 in ascending id order. Omit state for every non-revoked grant. Continue with next_page until has_more is false; pages are fresh observations (snapshot: false).",
             schema::closed(
-                &[("page", schema::positive("Page number, from 1 (default 1).")), ("state", schema::state())],
+                &[
+                    ("page", schema::positive("Page number, from 1 (default 1).")),
+                    ("state", schema::state()),
+                ],
                 &[],
             ),
             schema::page("grants", schema::grant()),
@@ -59,7 +62,14 @@ pub fn definitions() -> Vec<Tool> {
             "Confirm that you read the grant's proposal, repeating its exact triple (schema, version, digest). Moves awaiting_agent to awaiting_human; a human still has to approve. Confirmation is not approval.",
             schema::closed(
                 &confirm_props,
-                &["owner", "repo", "grant_id", "proposal_schema", "proposal_version", "proposal_digest"],
+                &[
+                    "owner",
+                    "repo",
+                    "grant_id",
+                    "proposal_schema",
+                    "proposal_version",
+                    "proposal_digest",
+                ],
             ),
             schema::single("grant", schema::grant()),
             false,
@@ -78,9 +88,15 @@ pub async fn list(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErr
         query.push(("state", state));
     }
     let url = ctx.upstream.url(&["agent-work-grants"], &query);
-    let reply = ctx.upstream.call(Method::GET, url, credential, None, &[200], Op::Read).await?;
+    let reply = ctx
+        .upstream
+        .call(Method::GET, url, credential, None, &[200], Op::Read)
+        .await?;
     let bad = |why: String| Op::Read.bad_body(reply.status, &why);
-    let items = reply.body.as_array().ok_or_else(|| bad("not a JSON array".into()))?;
+    let items = reply
+        .body
+        .as_array()
+        .ok_or_else(|| bad("not a JSON array".into()))?;
     let mut last = 0;
     for item in items {
         let id = check::grant(item, None).map_err(bad)?;
@@ -89,8 +105,13 @@ pub async fn list(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErr
         }
         last = id;
     }
-    let next = pagination::continuation(page, items.len(), reply.total_count.as_deref(), reply.link.as_deref())
-        .map_err(bad)?;
+    let next = pagination::continuation(
+        page,
+        items.len(),
+        reply.total_count.as_deref(),
+        reply.link.as_deref(),
+    )
+    .map_err(bad)?;
     Ok(json!({
         "grants": reply.body, "page": page, "has_more": next.has_more,
         "next_page": next.next_page, "snapshot": false,
@@ -100,12 +121,35 @@ pub async fn list(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErr
 /// `get_agent_work_grant`.
 pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
     let args = Args::new(args, &["owner", "repo", "grant_id"])?;
-    let (owner, repo, grant_id) = (args.segment("owner")?, args.segment("repo")?, args.id("grant_id")?);
+    let (owner, repo, grant_id) = (
+        args.segment("owner")?,
+        args.segment("repo")?,
+        args.id("grant_id")?,
+    );
     let credential = ctx.credential()?;
-    let url = ctx.upstream.url(&["repos", &owner, &repo, "agent-work-grants", &grant_id.to_string()], &[]);
-    let reply = ctx.upstream.call(Method::GET, url, credential, None, &[200], Op::Read).await?;
-    check::grant_is(&reply.body, Expect { owner: &owner, repo: &repo }, grant_id)
-        .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
+    let url = ctx.upstream.url(
+        &[
+            "repos",
+            &owner,
+            &repo,
+            "agent-work-grants",
+            &grant_id.to_string(),
+        ],
+        &[],
+    );
+    let reply = ctx
+        .upstream
+        .call(Method::GET, url, credential, None, &[200], Op::Read)
+        .await?;
+    check::grant_is(
+        &reply.body,
+        Expect {
+            owner: &owner,
+            repo: &repo,
+        },
+        grant_id,
+    )
+    .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
     Ok(json!({"grant": reply.body, "native_status": reply.status}))
 }
 
@@ -113,24 +157,52 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
 pub async fn confirm(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
     let args = Args::new(
         args,
-        &["owner", "repo", "grant_id", "proposal_schema", "proposal_version", "proposal_digest"],
+        &[
+            "owner",
+            "repo",
+            "grant_id",
+            "proposal_schema",
+            "proposal_version",
+            "proposal_digest",
+        ],
     )?;
-    let (owner, repo, grant_id) = (args.segment("owner")?, args.segment("repo")?, args.id("grant_id")?);
+    let (owner, repo, grant_id) = (
+        args.segment("owner")?,
+        args.segment("repo")?,
+        args.id("grant_id")?,
+    );
     let proposal = args.proposal()?;
     let credential = ctx.credential()?;
     let url = ctx.upstream.url(
-        &["repos", &owner, &repo, "agent-work-grants", &grant_id.to_string(), "confirm"],
+        &[
+            "repos",
+            &owner,
+            &repo,
+            "agent-work-grants",
+            &grant_id.to_string(),
+            "confirm",
+        ],
         &[],
     );
     let op = Op::Write(CONFIRM_ADVICE);
     let payload = Value::Object(proposal.to_body());
-    let reply = ctx.upstream.call(Method::POST, url, credential, Some(&payload), &[200], op).await?;
-    let consistent = check::grant_is(&reply.body, Expect { owner: &owner, repo: &repo }, grant_id)
-        .and_then(|()| check::same_proposal(&reply.body, &proposal.digest))
-        .and_then(|()| match reply.body.get("state").and_then(Value::as_str) {
-            Some("awaiting_human") => Ok(()),
-            _ => Err("confirmed grant is not awaiting_human".into()),
-        });
+    let reply = ctx
+        .upstream
+        .call(Method::POST, url, credential, Some(&payload), &[200], op)
+        .await?;
+    let consistent = check::grant_is(
+        &reply.body,
+        Expect {
+            owner: &owner,
+            repo: &repo,
+        },
+        grant_id,
+    )
+    .and_then(|()| check::same_proposal(&reply.body, &proposal.digest))
+    .and_then(|()| match reply.body.get("state").and_then(Value::as_str) {
+        Some("awaiting_human") => Ok(()),
+        _ => Err("confirmed grant is not awaiting_human".into()),
+    });
     consistent.map_err(|why| op.bad_body(reply.status, &why))?;
     Ok(json!({"grant": reply.body, "native_status": reply.status}))
 }

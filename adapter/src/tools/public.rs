@@ -24,7 +24,10 @@ pub fn definitions() -> Vec<Tool> {
         tool(
             "get_repository",
             "Read one repository of the Core.",
-            schema::closed(&[("owner", schema::owner()), ("repo", schema::repo())], &["owner", "repo"]),
+            schema::closed(
+                &[("owner", schema::owner()), ("repo", schema::repo())],
+                &["owner", "repo"],
+            ),
             schema::single("repository", schema::repository()),
             true,
             true,
@@ -33,7 +36,11 @@ pub fn definitions() -> Vec<Tool> {
             "list_issues",
             "List a repository's Issues, one page of up to 30 in ascending index order. Continue with next_page until has_more is false; pages are fresh observations (snapshot: false).",
             schema::closed(
-                &[("owner", schema::owner()), ("repo", schema::repo()), ("page", schema::positive("Page number, from 1 (default 1)."))],
+                &[
+                    ("owner", schema::owner()),
+                    ("repo", schema::repo()),
+                    ("page", schema::positive("Page number, from 1 (default 1).")),
+                ],
                 &["owner", "repo"],
             ),
             schema::page("issues", schema::issue()),
@@ -44,7 +51,14 @@ pub fn definitions() -> Vec<Tool> {
             "get_issue",
             "Read one Issue by its per-repository index.",
             schema::closed(
-                &[("owner", schema::owner()), ("repo", schema::repo()), ("index", schema::positive("The Issue's index in the repository."))],
+                &[
+                    ("owner", schema::owner()),
+                    ("repo", schema::repo()),
+                    (
+                        "index",
+                        schema::positive("The Issue's index in the repository."),
+                    ),
+                ],
                 &["owner", "repo", "index"],
             ),
             schema::single("issue", schema::issue()),
@@ -55,8 +69,12 @@ pub fn definitions() -> Vec<Tool> {
             "create_issue",
             "Open an ordinary Issue (not attributed to any grant). Title and body are sent whole.",
             schema::closed(
-                &[("owner", schema::owner()), ("repo", schema::repo()),
-                  ("title", schema::text("Issue title, sent whole.")), ("body", schema::text("Issue body, sent whole."))],
+                &[
+                    ("owner", schema::owner()),
+                    ("repo", schema::repo()),
+                    ("title", schema::text("Issue title, sent whole.")),
+                    ("body", schema::text("Issue body, sent whole.")),
+                ],
                 &["owner", "repo", "title", "body"],
             ),
             schema::single("issue", schema::issue()),
@@ -72,9 +90,18 @@ pub async fn get_repository(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Valu
     let (owner, repo) = (args.segment("owner")?, args.segment("repo")?);
     let credential = ctx.credential()?;
     let url = ctx.upstream.url(&["repos", &owner, &repo], &[]);
-    let reply = ctx.upstream.call(Method::GET, url, credential, None, &[200], Op::Read).await?;
-    check::repository(&reply.body, Expect { owner: &owner, repo: &repo })
-        .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
+    let reply = ctx
+        .upstream
+        .call(Method::GET, url, credential, None, &[200], Op::Read)
+        .await?;
+    check::repository(
+        &reply.body,
+        Expect {
+            owner: &owner,
+            repo: &repo,
+        },
+    )
+    .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
     Ok(json!({"repository": reply.body, "native_status": reply.status}))
 }
 
@@ -84,11 +111,22 @@ pub async fn list_issues(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, 
     let (owner, repo, page) = (args.segment("owner")?, args.segment("repo")?, args.page()?);
     let credential = ctx.credential()?;
     let query = [("page", page.to_string()), ("limit", LIMIT.to_string())];
-    let url = ctx.upstream.url(&["repos", &owner, &repo, "issues"], &query);
-    let reply = ctx.upstream.call(Method::GET, url, credential, None, &[200], Op::Read).await?;
-    let expect = Expect { owner: &owner, repo: &repo };
+    let url = ctx
+        .upstream
+        .url(&["repos", &owner, &repo, "issues"], &query);
+    let reply = ctx
+        .upstream
+        .call(Method::GET, url, credential, None, &[200], Op::Read)
+        .await?;
+    let expect = Expect {
+        owner: &owner,
+        repo: &repo,
+    };
     let bad = |why: String| Op::Read.bad_body(reply.status, &why);
-    let items = reply.body.as_array().ok_or_else(|| bad("not a JSON array".into()))?;
+    let items = reply
+        .body
+        .as_array()
+        .ok_or_else(|| bad("not a JSON array".into()))?;
     let mut last = 0;
     for item in items {
         let index = check::issue(item, expect).map_err(bad)?;
@@ -97,8 +135,13 @@ pub async fn list_issues(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, 
         }
         last = index;
     }
-    let next = pagination::continuation(page, items.len(), reply.total_count.as_deref(), reply.link.as_deref())
-        .map_err(bad)?;
+    let next = pagination::continuation(
+        page,
+        items.len(),
+        reply.total_count.as_deref(),
+        reply.link.as_deref(),
+    )
+    .map_err(bad)?;
     Ok(json!({
         "issues": reply.body, "page": page, "has_more": next.has_more,
         "next_page": next.next_page, "snapshot": false,
@@ -108,12 +151,27 @@ pub async fn list_issues(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, 
 /// `get_issue`.
 pub async fn get_issue(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
     let args = Args::new(args, &["owner", "repo", "index"])?;
-    let (owner, repo, index) = (args.segment("owner")?, args.segment("repo")?, args.id("index")?);
+    let (owner, repo, index) = (
+        args.segment("owner")?,
+        args.segment("repo")?,
+        args.id("index")?,
+    );
     let credential = ctx.credential()?;
-    let url = ctx.upstream.url(&["repos", &owner, &repo, "issues", &index.to_string()], &[]);
-    let reply = ctx.upstream.call(Method::GET, url, credential, None, &[200], Op::Read).await?;
-    let got = check::issue(&reply.body, Expect { owner: &owner, repo: &repo })
-        .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
+    let url = ctx
+        .upstream
+        .url(&["repos", &owner, &repo, "issues", &index.to_string()], &[]);
+    let reply = ctx
+        .upstream
+        .call(Method::GET, url, credential, None, &[200], Op::Read)
+        .await?;
+    let got = check::issue(
+        &reply.body,
+        Expect {
+            owner: &owner,
+            repo: &repo,
+        },
+    )
+    .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
     if got != index {
         return Err(Op::Read.bad_body(reply.status, "issue index differs from the requested one"));
     }
@@ -129,7 +187,17 @@ pub async fn create_issue(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value,
     let url = ctx.upstream.url(&["repos", &owner, &repo, "issues"], &[]);
     let op = Op::Write(CREATE_ADVICE);
     let payload = json!({"title": title, "body": body});
-    let reply = ctx.upstream.call(Method::POST, url, credential, Some(&payload), &[201], op).await?;
-    check::issue(&reply.body, Expect { owner: &owner, repo: &repo }).map_err(|why| op.bad_body(reply.status, &why))?;
+    let reply = ctx
+        .upstream
+        .call(Method::POST, url, credential, Some(&payload), &[201], op)
+        .await?;
+    check::issue(
+        &reply.body,
+        Expect {
+            owner: &owner,
+            repo: &repo,
+        },
+    )
+    .map_err(|why| op.bad_body(reply.status, &why))?;
     Ok(json!({"issue": reply.body, "native_status": reply.status}))
 }

@@ -21,19 +21,36 @@ use crate::{
 const SUBMIT_ADVICE: &str = "Read back with get_agent_work_submission using the same owner, repo, grant_id and request_key; never submit with a new key.";
 
 const SUBMIT_FIELDS: &[&str] = &[
-    "owner", "repo", "grant_id", "proposal_schema", "proposal_version", "proposal_digest",
-    "request_key", "title", "body",
+    "owner",
+    "repo",
+    "grant_id",
+    "proposal_schema",
+    "proposal_version",
+    "proposal_digest",
+    "request_key",
+    "title",
+    "body",
 ];
 
 /// `tools/list` entries of the submission tools.
 pub fn definitions() -> Vec<Tool> {
     let grant_id = schema::positive("The grant's native id (a JSON integer).");
-    let mut submit = vec![("owner", schema::owner()), ("repo", schema::repo()), ("grant_id", grant_id.clone())];
+    let mut submit = vec![
+        ("owner", schema::owner()),
+        ("repo", schema::repo()),
+        ("grant_id", grant_id.clone()),
+    ];
     submit.extend(schema::triple());
     submit.extend([
         ("request_key", schema::request_key()),
-        ("title", schema::text("Issue title, sent whole (the Core accepts 1-255 characters, not blank).")),
-        ("body", schema::text("Issue body, sent whole (the Core accepts up to 262144 bytes).")),
+        (
+            "title",
+            schema::text("Issue title, sent whole (the Core accepts 1-255 characters, not blank)."),
+        ),
+        (
+            "body",
+            schema::text("Issue body, sent whole (the Core accepts up to 262144 bytes)."),
+        ),
     ]);
     vec![
         tool(
@@ -48,7 +65,12 @@ pub fn definitions() -> Vec<Tool> {
             "get_agent_work_submission",
             "Read back the receipt of a submission by its grant and request_key: the Issue it created and its status (submitted, issue_deleted or issue_binding_changed). A receipt is not acceptance.",
             schema::closed(
-                &[("owner", schema::owner()), ("repo", schema::repo()), ("grant_id", grant_id), ("request_key", schema::request_key())],
+                &[
+                    ("owner", schema::owner()),
+                    ("repo", schema::repo()),
+                    ("grant_id", grant_id),
+                    ("request_key", schema::request_key()),
+                ],
                 &["owner", "repo", "grant_id", "request_key"],
             ),
             schema::receipt(),
@@ -61,13 +83,24 @@ pub fn definitions() -> Vec<Tool> {
 /// `submit_agent_work_proposal`: one POST, never repeated; 201 new, 200 replay.
 pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
     let args = Args::new(args, SUBMIT_FIELDS)?;
-    let (owner, repo, grant_id) = (args.segment("owner")?, args.segment("repo")?, args.id("grant_id")?);
+    let (owner, repo, grant_id) = (
+        args.segment("owner")?,
+        args.segment("repo")?,
+        args.id("grant_id")?,
+    );
     let proposal = args.proposal()?;
     let request_key = args.request_key()?;
     let (title, body) = (args.text("title")?, args.text("body")?);
     let credential = ctx.credential()?;
     let url = ctx.upstream.url(
-        &["repos", &owner, &repo, "agent-work-grants", &grant_id.to_string(), "issues"],
+        &[
+            "repos",
+            &owner,
+            &repo,
+            "agent-work-grants",
+            &grant_id.to_string(),
+            "issues",
+        ],
         &[],
     );
     let mut payload = proposal.to_body();
@@ -77,14 +110,31 @@ pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolE
     let op = Op::Write(SUBMIT_ADVICE);
     let reply = ctx
         .upstream
-        .call(Method::POST, url, credential, Some(&Value::Object(payload)), &[201, 200], op)
+        .call(
+            Method::POST,
+            url,
+            credential,
+            Some(&Value::Object(payload)),
+            &[201, 200],
+            op,
+        )
         .await?;
-    let consistent = check::receipt(&reply.body, Expect { owner: &owner, repo: &repo }, grant_id, &request_key)
-        .and_then(|()| check::same_proposal(&reply.body["grant"], &proposal.digest))
-        .and_then(|()| match reply.body["grant"].get("state").and_then(Value::as_str) {
+    let consistent = check::receipt(
+        &reply.body,
+        Expect {
+            owner: &owner,
+            repo: &repo,
+        },
+        grant_id,
+        &request_key,
+    )
+    .and_then(|()| check::same_proposal(&reply.body["grant"], &proposal.digest))
+    .and_then(
+        |()| match reply.body["grant"].get("state").and_then(Value::as_str) {
             Some("active") => Ok(()),
             _ => Err("grant in a submit answer is not active".into()),
-        });
+        },
+    );
     consistent.map_err(|why| op.bad_body(reply.status, &why))?;
     Ok(receipt(reply.body, reply.status))
 }
@@ -92,16 +142,39 @@ pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolE
 /// `get_agent_work_submission`.
 pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
     let args = Args::new(args, &["owner", "repo", "grant_id", "request_key"])?;
-    let (owner, repo, grant_id) = (args.segment("owner")?, args.segment("repo")?, args.id("grant_id")?);
+    let (owner, repo, grant_id) = (
+        args.segment("owner")?,
+        args.segment("repo")?,
+        args.id("grant_id")?,
+    );
     let request_key = args.request_key()?;
     let credential = ctx.credential()?;
     let url = ctx.upstream.url(
-        &["repos", &owner, &repo, "agent-work-grants", &grant_id.to_string(), "submissions", &request_key],
+        &[
+            "repos",
+            &owner,
+            &repo,
+            "agent-work-grants",
+            &grant_id.to_string(),
+            "submissions",
+            &request_key,
+        ],
         &[],
     );
-    let reply = ctx.upstream.call(Method::GET, url, credential, None, &[200], Op::Read).await?;
-    check::receipt(&reply.body, Expect { owner: &owner, repo: &repo }, grant_id, &request_key)
-        .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
+    let reply = ctx
+        .upstream
+        .call(Method::GET, url, credential, None, &[200], Op::Read)
+        .await?;
+    check::receipt(
+        &reply.body,
+        Expect {
+            owner: &owner,
+            repo: &repo,
+        },
+        grant_id,
+        &request_key,
+    )
+    .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
     Ok(receipt(reply.body, reply.status))
 }
 

@@ -8,7 +8,10 @@ use std::{
 
 use rmcp::{
     RoleClient,
-    model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion},
+    model::{
+        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+        ProtocolVersion,
+    },
     service::{ClientLifecycleMode, ClientServiceExt, RunningService},
     transport::{
         StreamableHttpClientTransport, TokioChildProcess,
@@ -26,8 +29,11 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_awg-mcp");
 
 /// A client identity pinned to one protocol version.
 pub fn client_config(version: ProtocolVersion) -> ClientConfig {
-    ClientConfig::new(ClientCapabilities::default(), Implementation::new("awg-mcp-tests", "0"))
-        .with_protocol_version(version)
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("awg-mcp-tests", "0"),
+    )
+    .with_protocol_version(version)
 }
 
 /// A running `awg-mcp --transport http` child.
@@ -75,25 +81,40 @@ impl HttpAdapter {
             .strip_prefix("awg-mcp listening on ")
             .unwrap_or_else(|| panic!("unexpected first stdout line {line:?}"))
             .to_owned();
-        assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+        assert!(
+            url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+            "{url}"
+        );
         Self { child, url, stderr }
     }
 
     /// Connects an rmcp client (negotiating 2025-11-25), optionally with its own bearer.
     pub async fn connect(&self, bearer: Option<&str>) -> Client {
-        self.connect_with(bearer, client_config(ProtocolVersion::V_2025_11_25), ClientLifecycleMode::Initialize)
-            .await
+        self.connect_with(
+            bearer,
+            client_config(ProtocolVersion::V_2025_11_25),
+            ClientLifecycleMode::Initialize,
+        )
+        .await
     }
 
     /// Connects with an explicit client identity and lifecycle.
-    pub async fn connect_with(&self, bearer: Option<&str>, config: ClientConfig, lifecycle: ClientLifecycleMode) -> Client {
+    pub async fn connect_with(
+        &self,
+        bearer: Option<&str>,
+        config: ClientConfig,
+        lifecycle: ClientLifecycleMode,
+    ) -> Client {
         let mut transport = StreamableHttpClientTransportConfig::with_uri(self.url.clone());
         if let Some(bearer) = bearer {
             transport = transport.auth_header(bearer);
         }
         transport.max_json_response_size = 64 * 1024 * 1024;
         config
-            .serve_with_lifecycle(StreamableHttpClientTransport::from_config(transport), lifecycle)
+            .serve_with_lifecycle(
+                StreamableHttpClientTransport::from_config(transport),
+                lifecycle,
+            )
             .await
             .expect("MCP handshake over Streamable HTTP")
     }
@@ -110,7 +131,12 @@ impl HttpAdapter {
 }
 
 /// Starts `awg-mcp` on stdio with a clean environment plus `env`, and connects.
-pub async fn stdio(core: &str, env: &[(&str, &str)], config: ClientConfig, lifecycle: ClientLifecycleMode) -> Client {
+pub async fn stdio(
+    core: &str,
+    env: &[(&str, &str)],
+    config: ClientConfig,
+    lifecycle: ClientLifecycleMode,
+) -> Client {
     let mut command = tokio::process::Command::new(BIN);
     command
         .env_clear()
@@ -137,8 +163,15 @@ pub async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
 
 /// Asserts a success and returns its structured content (equal to its one text item).
 pub fn ok(result: &CallToolResult) -> Value {
-    assert_ne!(result.is_error, Some(true), "expected success, got {result:?}");
-    let structured = result.structured_content.clone().expect("structuredContent");
+    assert_ne!(
+        result.is_error,
+        Some(true),
+        "expected success, got {result:?}"
+    );
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
     assert_eq!(result.content.len(), 1, "one text item");
     let text = result.content[0].as_text().expect("text item");
     let parsed: Value = serde_json::from_str(&text.text).unwrap();
@@ -148,16 +181,34 @@ pub fn ok(result: &CallToolResult) -> Value {
 
 /// Asserts a bounded tool error and returns its JSON.
 pub fn err(result: &CallToolResult) -> Value {
-    assert_eq!(result.is_error, Some(true), "expected a tool error, got {result:?}");
-    assert!(result.structured_content.is_none(), "a tool error has no structuredContent");
+    assert_eq!(
+        result.is_error,
+        Some(true),
+        "expected a tool error, got {result:?}"
+    );
+    assert!(
+        result.structured_content.is_none(),
+        "a tool error has no structuredContent"
+    );
     assert_eq!(result.content.len(), 1, "one text item");
     let text = &result.content[0].as_text().expect("text item").text;
     let error: Value = serde_json::from_str(text).unwrap();
     let message = error["message"].as_str().expect("message");
-    assert!(message.chars().count() <= 300, "message too long: {message}");
-    let keys: Vec<&str> = error.as_object().unwrap().keys().map(String::as_str).collect();
+    assert!(
+        message.chars().count() <= 300,
+        "message too long: {message}"
+    );
+    let keys: Vec<&str> = error
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     for key in &keys {
-        assert!(["code", "native_status", "message", "field"].contains(key), "unexpected key {key}");
+        assert!(
+            ["code", "native_status", "message", "field"].contains(key),
+            "unexpected key {key}"
+        );
     }
     error
 }
@@ -166,6 +217,10 @@ pub fn err(result: &CallToolResult) -> Value {
 pub fn expect_error(result: &CallToolResult, code: &str, native_status: Option<u16>) -> Value {
     let error = err(result);
     assert_eq!(error["code"], code, "{error}");
-    assert_eq!(error["native_status"], native_status.map_or(Value::Null, Value::from), "{error}");
+    assert_eq!(
+        error["native_status"],
+        native_status.map_or(Value::Null, Value::from),
+        "{error}"
+    );
     error
 }

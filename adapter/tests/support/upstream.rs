@@ -166,8 +166,15 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
     };
     let action = action.unwrap_or_else(|| Action::body(418, r#"{"message":"unscripted request"}"#));
     match action {
-        Action::Respond { status, headers, body } => {
-            let mut head = format!("HTTP/1.1 {status} Status\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+        Action::Respond {
+            status,
+            headers,
+            body,
+        } => {
+            let mut head = format!(
+                "HTTP/1.1 {status} Status\r\nContent-Length: {}\r\nConnection: close\r\n",
+                body.len()
+            );
             for (name, value) in headers {
                 head.push_str(&format!("{name}: {value}\r\n"));
             }
@@ -223,5 +230,11 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
         Some((p, q)) => (p.to_owned(), Some(q.to_owned())),
         None => (target, None),
     };
-    Some(Recorded { method, path, query, headers, body })
+    Some(Recorded {
+        method,
+        path,
+        query,
+        headers,
+        body,
+    })
 }
