@@ -53,3 +53,44 @@ pub fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::tests::sample;
+    use sha2::{Digest, Sha256};
+
+    #[test]
+    fn a_clean_run_writes_four_files_and_a_manifest_that_matches_them() {
+        let root = tempfile::tempdir().unwrap();
+        let secrets = SecretRegistry::new();
+        secrets.register("sekrit-value-1");
+        let dir = write_all(&sample(), root.path(), &secrets).expect("a clean report passes");
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+        let files = manifest["files"].as_array().unwrap();
+        assert_eq!(files.len(), 3);
+        for f in files {
+            let bytes = std::fs::read(dir.join(f["path"].as_str().unwrap())).unwrap();
+            assert_eq!(f["sha256"], hex::encode(Sha256::digest(&bytes)));
+        }
+    }
+
+    #[test]
+    fn a_report_holding_a_registered_secret_fails_the_run() {
+        // The manifest names the run id without redacting it; register the
+        // run id as a secret and the post-write scan must catch the writer
+        // that "forgot" to redact.
+        let root = tempfile::tempdir().unwrap();
+        let report = sample();
+        let secrets = SecretRegistry::new();
+        secrets.register(&report.run_id);
+        match write_all(&report, root.path(), &secrets) {
+            Err(HarnessError::SecretLeak { path, count }) => {
+                assert!(path.ends_with("manifest.json"), "{path:?}");
+                assert_eq!(count, 1);
+            }
+            other => panic!("expected a secret leak, got {other:?}"),
+        }
+    }
+}
