@@ -44,7 +44,7 @@ pub async fn json_bodies(env: Arc<Env>) -> TestResult {
             serde_json::to_vec(&good).unwrap_or_default(),
             400,
         ),
-        ("too large", json_ct, vec![b' '; 1024 * 1024 + 10], 413),
+        ("too large", json_ct, vec![b' '; 2 * 1024 * 1024 + 10], 413),
     ];
     for (what, ct, body, status) in raw_cases {
         let resp = w
@@ -165,6 +165,17 @@ pub async fn text_values(env: Arc<Env>) -> TestResult {
             .expect(422, what)?;
     }
     check!(w.issue_count().await? == 0, "refused text wrote an Issue");
+    // The largest body in its largest JSON form (every byte a \u00XX escape)
+    // still fits under the transport limit.
+    let controls = "\u{1}".repeat(262_144);
+    w.api
+        .post(
+            &path,
+            &w.bot_auth,
+            &submission(&digest, &key(), "controls", &controls),
+        )
+        .await?
+        .expect(201, "maximal escaped body")?;
     let title = "é".repeat(255);
     let body = "b".repeat(262_144);
     let made = w
@@ -237,6 +248,29 @@ pub async fn text_values(env: Arc<Env>) -> TestResult {
         )
         .await?;
     check!(resp.status == 422, "human as agent: {}", resp.status);
+    // The largest task and summary, percent-encoded non-ASCII, are accepted
+    // whole; one byte more is 422.
+    let big = "é".repeat(131_072);
+    let id = w.prepare(&big, &big).await?;
+    let grant = w.grant(id).await?;
+    check!(
+        grant["task"] == big.as_str() && grant["summary"] == big.as_str(),
+        "largest task not kept whole"
+    );
+    let over = format!("{big}x");
+    let resp = w
+        .browser
+        .post_form(
+            &w.pages(),
+            &[
+                ("_csrf", &csrf),
+                ("agent", &w.bot),
+                ("task", &over),
+                ("summary", "s"),
+            ],
+        )
+        .await?;
+    check!(resp.status == 422, "task over the limit: {}", resp.status);
     Ok(())
 }
 
