@@ -366,11 +366,15 @@ impl Engine {
         drop(self.providers);
         let cluster = self.cluster?;
         match Arc::try_unwrap(cluster) {
-            Ok(mut c) if keep_cluster => Some(format!(
-                "kept postgres cluster on port {} in {}",
-                c.port(),
-                c.keep().display()
-            )),
+            Ok(mut c) if keep_cluster => {
+                let port = c.port();
+                let dir = c.keep();
+                Some(format!(
+                    "kept postgres cluster on port {port} in {d}; stop it with \
+                     `pg_ctl -D {d}/data -m immediate stop` (as user postgres when root)",
+                    d = dir.display()
+                ))
+            }
             Ok(c) => {
                 drop(c);
                 None

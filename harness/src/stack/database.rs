@@ -249,13 +249,21 @@ fn server_err(url: &url::Url, source: sqlx::Error) -> HarnessError {
     }
 }
 
-/// Database names of a run start with `gg_` and eight characters of its id,
+/// Database names of a run start with `gg_` and the random tail of its id,
 /// so leftovers are easy to find and never collide between runs.
 fn db_prefix(run_id: &str) -> String {
-    let short: String = run_id
+    let alnum: Vec<char> = run_id
         .chars()
         .filter(|c| c.is_ascii_alphanumeric())
-        .take(8)
         .collect();
-    format!("gg_{}", short.to_ascii_lowercase())
+    let tail: String = alnum[alnum.len().saturating_sub(8)..].iter().collect();
+    format!("gg_{}", tail.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn database_names_use_the_random_part_of_the_run_id() {
+        assert_eq!(super::db_prefix("20261130T101220Z-1fb0d5d8"), "gg_1fb0d5d8");
+    }
 }

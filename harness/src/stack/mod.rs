@@ -123,6 +123,20 @@ impl Stack {
             .take()
             .map(|d| d.keep())
             .unwrap_or_else(|| PathBuf::from("-"));
+        // The admin password is a secret: it goes into a file only root can
+        // read inside the kept directory, never onto the terminal.
+        let credentials = dir.join("admin-credentials");
+        let _ = std::fs::write(
+            &credentials,
+            format!(
+                "user={}\npassword={}\n",
+                self.admin.user, self.admin.password
+            ),
+        );
+        let _ = std::fs::set_permissions(
+            &credentials,
+            std::os::unix::fs::PermissionsExt::from_mode(0o600),
+        );
         let database_url = self.database.take().map(|db| db.keep()).unwrap_or_default();
         KeptStack {
             core_url: self.base_url.clone(),
@@ -153,7 +167,7 @@ impl std::fmt::Display for KeptStack {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "kept stack: core {} | database {} | dir {} | stop with `kill -TERM -{}`",
+            "kept stack: core {} | database {} | dir {} (admin login in admin-credentials) | stop with `kill -TERM -{}`",
             self.core_url,
             self.database_url,
             self.dir.display(),
