@@ -49,3 +49,12 @@ pub async fn delete(conn: &mut AnyConnection, id_hash: &str) -> Result<(), sqlx:
         .await?;
     Ok(())
 }
+
+/// Deletes every session that expired before `now_unix`.
+pub async fn purge_expired(conn: &mut AnyConnection, now_unix: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
+        .bind(now_unix)
+        .execute(conn)
+        .await?;
+    Ok(())
+}

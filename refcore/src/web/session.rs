@@ -127,6 +127,8 @@ impl Session {
 pub async fn create(state: &AppState, user_id: Option<i64>) -> Result<(String, String), AppError> {
     let id = secrets::random_hex(32);
     let mut conn = state.db.conn().await?;
+    // Creation is rare (login page, login): a good moment to drop the dead.
+    db::sessions::purge_expired(&mut conn, csrf::unix_now()).await?;
     db::sessions::insert(
         &mut conn,
         &secrets::sha256_hex(&id),

@@ -9,6 +9,8 @@ mod concurrency;
 mod grants;
 mod lifecycle;
 mod meta;
+mod pages;
+mod receipts;
 
 /// Boxes an `async fn(Arc<Env>) -> TestResult` into a [`TestFn`].
 macro_rules! trial {
@@ -30,9 +32,9 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(auth::setup_surface_is_guarded),
         trial!(lifecycle::full_lifecycle),
         trial!(lifecycle::confirm_rules),
-        trial!(lifecycle::replay_and_conflict),
-        trial!(lifecycle::tombstones),
-        trial!(lifecycle::withdrawal),
+        trial!(receipts::replay_and_conflict),
+        trial!(receipts::tombstones),
+        trial!(receipts::withdrawal),
         trial!(grants::only_the_agent_sees_a_grant),
         trial!(grants::list_pages_and_filters),
         trial!(grants::access_loss),
@@ -43,9 +45,9 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(browser::login_and_session),
         trial!(browser::csrf_refusals),
         trial!(browser::csrf_expiry),
-        trial!(browser::stale_revision),
-        trial!(browser::page_access),
-        trial!(browser::issue_page),
+        trial!(pages::stale_revision),
+        trial!(pages::page_access),
+        trial!(pages::issue_page),
         trial!(concurrency::twenty_identical_submissions),
         trial!(concurrency::twenty_approvals),
     ];
