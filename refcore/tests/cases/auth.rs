@@ -120,6 +120,49 @@ pub async fn scopes_are_enforced(env: Arc<Env>) -> TestResult {
         .post(&confirm, &write_repo, &triple)
         .await?
         .expect(200, "confirm with implied read")?;
+    // Every grant route: no credential → 401, a credential without
+    // read:repository → 403, before anything else is looked at.
+    let (active, active_digest) = w.active_grant().await?;
+    let k = crate::support::world::key();
+    let submit_body = crate::support::world::submission(&active_digest, &k, "t", "b");
+    w.api
+        .post(
+            &format!("{}/issues", w.grant_path(active)),
+            &w.bot_auth,
+            &submit_body,
+        )
+        .await?
+        .expect(201, "submit")?;
+    let routes: Vec<(Method, String, Option<serde_json::Value>)> = vec![
+        (Method::GET, "/api/v1/agent-work-grants".into(), None),
+        (Method::GET, w.grant_path(active), None),
+        (
+            Method::POST,
+            format!("{}/confirm", w.grant_path(active)),
+            Some(triple.clone()),
+        ),
+        (
+            Method::POST,
+            format!("{}/issues", w.grant_path(active)),
+            Some(submit_body.clone()),
+        ),
+        (
+            Method::GET,
+            format!("{}/submissions/{k}", w.grant_path(active)),
+            None,
+        ),
+    ];
+    for (method, path, body) in &routes {
+        w.api
+            .call(method.clone(), path, &Auth::None, body.as_ref())
+            .await?
+            .expect(401, &format!("anonymous {method} {path}"))?;
+        w.api
+            .call(method.clone(), path, &issue_only, body.as_ref())
+            .await?
+            .expect(403, &format!("{method} {path} without read:repository"))?;
+    }
+    check!(w.issue_count().await? == 1, "refused calls wrote an Issue");
     // Ordinary issue routes follow the same rule.
     let issues = format!("/api/v1/repos/{}/{}/issues", w.owner, w.repo);
     w.api

@@ -283,6 +283,14 @@ pub async fn access_loss(env: Arc<Env>) -> TestResult {
         .post(&path, &w.bot_auth, &submission(&digest, &key(), "t", "b"))
         .await?
         .expect(403, "read collaborator submit")?;
+    w.api
+        .post(
+            &format!("{}/confirm", w.grant_path(id)),
+            &w.bot_auth,
+            &triple(&digest),
+        )
+        .await?
+        .expect(403, "read collaborator confirm")?;
 
     // Removed from the private repository: invisible.
     w.api
