@@ -16,7 +16,6 @@ use grantgate::runner::Engine;
 use grantgate::runner::catalogue::trials;
 use grantgate::runner::events::EventSink;
 use grantgate::stack::Backend;
-use tokio_util::sync::CancellationToken;
 
 #[derive(Parser)]
 #[command(
@@ -120,18 +119,19 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .keep(args.keep)
         .build();
     let report_root = config.report_dir.clone();
+    // Signals are caught before anything starts: from here on, Ctrl-C or a
+    // CI's SIGTERM cancels the run, which then tears everything down.
+    let cancel = grantgate::runner::signals::cancel_on_signals();
     let engine = Engine::prepare(config).await.context("preparing the run")?;
+    if cancel.is_cancelled() {
+        engine.shutdown();
+        return Ok(130);
+    }
     let trials = engine.trials(&grantgate::scenarios::catalogue());
     if trials.is_empty() {
+        engine.shutdown();
         anyhow::bail!("no trial matches the selection; see `grantgate list`");
     }
-    let cancel = CancellationToken::new();
-    let on_signal = cancel.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_signal.cancel();
-        }
-    });
     let sink: EventSink = grantgate::progress::sink();
     let report = engine.run(trials, &sink, &cancel).await;
     let written = grantgate::report::write_all(&report, &report_root, engine.secrets());

@@ -13,7 +13,6 @@ use grantgate::runner::events::discard;
 use grantgate::runner::{Engine, Verdict};
 use grantgate::stack::Backend;
 use libtest_mimic::{Arguments, Failed, Trial};
-use tokio_util::sync::CancellationToken;
 
 fn main() {
     let args = Arguments::from_args();
@@ -48,7 +47,12 @@ fn main() {
         }
     };
     let results: Arc<Mutex<Vec<ScenarioResult>>> = Arc::default();
-    let cancel = CancellationToken::new();
+    // Ctrl-C aborts the running trials, which tear their stacks down; the
+    // trials not yet started end at once as errored.
+    let cancel = {
+        let _guard = rt.enter();
+        grantgate::runner::signals::cancel_on_signals()
+    };
     let runnable: Vec<Trial> = all
         .into_iter()
         .map(|t| {
@@ -70,6 +74,7 @@ fn main() {
         .collect();
     let started = std::time::Instant::now();
     let conclusion = libtest_mimic::run(&args, runnable);
+    let interrupted = cancel.is_cancelled();
     let results = std::mem::take(&mut *results.lock().unwrap());
     let report = RunReport {
         run_id: engine.run_id().to_owned(),
@@ -98,6 +103,9 @@ fn main() {
     // The last handle: stopping the engine stops the PostgreSQL cluster.
     if let Ok(engine) = Arc::try_unwrap(engine) {
         engine.shutdown();
+    }
+    if interrupted {
+        std::process::exit(130);
     }
     if leak {
         std::process::exit(1);

@@ -27,10 +27,25 @@ fn private_tmp() -> tempfile::TempDir {
     dir
 }
 
+/// The Core and adapter, built once for all tests (the runs below then skip
+/// their own build step).
+fn binaries() -> &'static grantgate::binaries::Binaries {
+    static BINARIES: std::sync::OnceLock<grantgate::binaries::Binaries> =
+        std::sync::OnceLock::new();
+    BINARIES
+        .get_or_init(|| grantgate::binaries::locate(None, None).unwrap_or_else(|e| panic!("{e}")))
+}
+
 fn grantgate(tmp: &Path, filter: &str, postgres_url: Option<&str>) -> Command {
+    let bins = binaries();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_grantgate"));
     cmd.args(["run", "--filter", filter, "--jobs", "2", "--report-dir"])
         .arg(tmp.join("reports"))
+        .arg("--core-bin")
+        .arg(&bins.core)
+        .arg("--adapter-bin")
+        .arg(&bins.adapter)
+        .env("GRANTGATE_NO_BUILD", "1")
         .env("TMPDIR", tmp)
         .env("GRANTGATE_ENGINE_SCENARIOS", "1")
         .env_remove("GRANTGATE_POSTGRES_URL");

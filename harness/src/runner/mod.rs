@@ -6,6 +6,7 @@ pub mod events;
 pub mod outcome;
 pub mod run;
 pub mod selftest;
+pub mod signals;
 
 pub use catalogue::{Scenario, Trial};
 pub use outcome::{Abort, Outcome, Step, Verdict};
