@@ -78,13 +78,8 @@ pub async fn tokens_delete(
 ) -> Result<StatusCode, AppError> {
     let target = setup::user_named(&state.db, &login).await?;
     setup::may_manage_tokens(&caller, &target)?;
-    let id = path_id(&id)?;
-    let mut conn = state.db.conn().await?;
-    if crate::db::users::delete_token(&mut conn, target.id, id).await? {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(AppError::NotFound)
-    }
+    setup::delete_token(&state.db, &target, path_id(&id)?).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// `POST /admin/users/{login}/repos` body.

@@ -167,6 +167,16 @@ pub async fn mint_token(
     })
 }
 
+/// Deletes one of `user`'s tokens; 404 if it has no such token.
+pub async fn delete_token(db: &Db, user: &UserRow, token_id: i64) -> Result<(), AppError> {
+    let mut tx = db.begin_write().await?;
+    if !db::users::delete_token(&mut tx, user.id, token_id).await? {
+        return Err(AppError::NotFound);
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
 /// Creates a repository owned by `owner`.
 pub async fn create_repo(
     state: &AppState,
