@@ -107,8 +107,17 @@ fn build_under_cargo(profile_dir: &Path, packages: &[&str]) -> Result<()> {
         return Ok(());
     };
     let mut cmd = Command::new(cargo);
+    // Not quiet: on a fresh checkout this build takes minutes, and cargo's
+    // own progress says why nothing else happens meanwhile.
+    eprintln!(
+        "grantgate: cargo build {}",
+        packages
+            .iter()
+            .map(|p| format!("-p {p}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     cmd.arg("build")
-        .arg("--quiet")
         .arg("--manifest-path")
         .arg(&manifest)
         .arg("--target-dir")

@@ -86,12 +86,28 @@ fn main() -> ExitCode {
             match rt.block_on(run(args)) {
                 Ok(code) => ExitCode::from(code),
                 Err(e) => {
-                    eprintln!("error: {e:#}");
+                    eprintln!("error: {}", render(&e));
                     ExitCode::from(2)
                 }
             }
         }
     }
+}
+
+/// The error and its causes, each cause shown once: library errors already
+/// include their source in their own message.
+fn render(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let line = cause.to_string();
+        if !text.contains(&line) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&line);
+        }
+    }
+    text
 }
 
 fn list(sel: Selection) -> ExitCode {

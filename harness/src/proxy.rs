@@ -53,10 +53,38 @@ struct Rule {
     fault: Fault,
 }
 
+/// A request as it reached the proxy, kept whole so scenarios can check
+/// what an adapter sent (e.g. that no setup credential travelled).
+#[derive(Debug, Clone)]
+pub struct CapturedRequest {
+    /// The method.
+    pub method: String,
+    /// Path and query.
+    pub path_and_query: String,
+    /// Every header, as sent.
+    pub headers: Vec<(String, Vec<u8>)>,
+    /// The body.
+    pub body: Bytes,
+}
+
+impl CapturedRequest {
+    /// True when `needle` occurs in the request line, a header or the body.
+    pub fn contains(&self, needle: &[u8]) -> bool {
+        let has = |hay: &[u8]| !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle);
+        has(self.path_and_query.as_bytes())
+            || self
+                .headers
+                .iter()
+                .any(|(k, v)| has(k.as_bytes()) || has(v))
+            || has(&self.body)
+    }
+}
+
 #[derive(Default)]
 struct ProxyState {
     rules: Mutex<VecDeque<Rule>>,
     seen: Mutex<Vec<(String, String)>>,
+    captured: Mutex<Vec<CapturedRequest>>,
 }
 
 /// A running fault proxy; dropping it stops it.
@@ -127,6 +155,11 @@ impl FaultProxy {
     /// Every request seen so far, as `(method, path)`.
     pub fn requests(&self) -> Vec<(String, String)> {
         self.state.seen.lock().expect("proxy log").clone()
+    }
+
+    /// Every request seen so far, whole.
+    pub fn captured(&self) -> Vec<CapturedRequest> {
+        self.state.captured.lock().expect("proxy log").clone()
     }
 
     /// Faults queued but not yet used.
@@ -200,6 +233,12 @@ impl Forward {
             .lock()
             .expect("proxy log")
             .push((method.clone(), path.clone()));
+        let (parts, incoming) = req.into_parts();
+        let body = match axum::body::to_bytes(Body::new(incoming), usize::MAX).await {
+            Ok(b) => b,
+            Err(_) => return Err(Dropped),
+        };
+        self.capture(&parts, &body);
         let fault = self.take_fault(&method, &path);
         if let Fault::Redirect(location) = &fault {
             return Ok(http::Response::builder()
@@ -208,7 +247,7 @@ impl Forward {
                 .body(Body::empty())
                 .expect("a valid redirect"));
         }
-        let (status, headers, body) = match self.send(req).await {
+        let (status, headers, body) = match self.send(parts, body).await {
             Ok(answer) => answer,
             Err(message) => {
                 return Ok(http::Response::builder()
@@ -252,14 +291,32 @@ impl Forward {
         }
     }
 
+    fn capture(&self, parts: &http::request::Parts, body: &Bytes) {
+        self.state
+            .captured
+            .lock()
+            .expect("proxy log")
+            .push(CapturedRequest {
+                method: parts.method.as_str().to_owned(),
+                path_and_query: parts
+                    .uri
+                    .path_and_query()
+                    .map(|pq| pq.as_str().to_owned())
+                    .unwrap_or_else(|| "/".into()),
+                headers: parts
+                    .headers
+                    .iter()
+                    .map(|(k, v)| (k.as_str().to_owned(), v.as_bytes().to_vec()))
+                    .collect(),
+                body: body.clone(),
+            });
+    }
+
     async fn send(
         &self,
-        req: http::Request<Incoming>,
+        parts: http::request::Parts,
+        body: Bytes,
     ) -> std::result::Result<(u16, http::HeaderMap, Bytes), String> {
-        let (parts, incoming) = req.into_parts();
-        let body = axum::body::to_bytes(Body::new(incoming), usize::MAX)
-            .await
-            .map_err(|e| e.to_string())?;
         let path_and_query = parts
             .uri
             .path_and_query()

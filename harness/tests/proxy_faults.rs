@@ -192,3 +192,29 @@ async fn faults_apply_once_in_order_and_requests_are_counted() {
     assert_eq!(proxy.count("GET", "/api/v1/things/3"), 2);
     assert_eq!(hits.load(Ordering::SeqCst), 3);
 }
+
+#[tokio::test]
+async fn every_request_is_captured_whole_even_when_not_forwarded() {
+    let (up, hits) = upstream().await;
+    let proxy = FaultProxy::start(&up).await.unwrap();
+    proxy.inject(
+        "POST",
+        "/api/v1/things/*/issues",
+        Fault::Redirect("/elsewhere".into()),
+    );
+    client()
+        .post(format!("{}/api/v1/things/5/issues?x=1", proxy.url()))
+        .header("authorization", "token abc-captured-123")
+        .body("body-captured-456")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(hits.load(Ordering::SeqCst), 0);
+    let captured = proxy.captured();
+    assert_eq!(captured.len(), 1);
+    assert_eq!(captured[0].method, "POST");
+    assert_eq!(captured[0].path_and_query, "/api/v1/things/5/issues?x=1");
+    assert!(captured[0].contains(b"abc-captured-123"));
+    assert!(captured[0].contains(b"body-captured-456"));
+    assert!(!captured[0].contains(b"never-sent"));
+}

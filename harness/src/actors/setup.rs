@@ -23,6 +23,7 @@ pub struct SetupClient {
     base: String,
     client: reqwest::Client,
     token: String,
+    admin_password: String,
     journal: Journal,
 }
 
@@ -50,6 +51,7 @@ impl SetupClient {
             base: base.to_owned(),
             client,
             token,
+            admin_password: admin.password.clone(),
             journal,
         })
     }
@@ -57,6 +59,15 @@ impl SetupClient {
     /// The secret registry of the run (to mint fixture passwords).
     pub(crate) fn secrets(&self) -> &crate::secrets::SecretRegistry {
         self.journal.secrets()
+    }
+
+    /// True when `haystack` holds the setup credential (the admin's token or
+    /// password): for privilege-separation checks on an adapter's environment,
+    /// arguments and traffic, without ever handing the credential out.
+    pub fn credential_in(&self, haystack: &[u8]) -> bool {
+        [&self.token, &self.admin_password]
+            .iter()
+            .any(|c| haystack.windows(c.len()).any(|w| w == c.as_bytes()))
     }
 
     /// Sends an admin request and returns the answer, whatever its status.
