@@ -60,6 +60,42 @@ mod tests {
     use crate::report::model::tests::sample;
     use sha2::{Digest, Sha256};
 
+    /// Compares a rendered document with its stored snapshot in
+    /// `src/report/snapshots/`; `GRANTGATE_UPDATE_SNAPSHOTS=1` rewrites it
+    /// (review the diff before committing).
+    fn snapshot(name: &str, actual: &str) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("src/report/snapshots")
+            .join(name);
+        if std::env::var("GRANTGATE_UPDATE_SNAPSHOTS").as_deref() == Ok("1") {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, actual).unwrap();
+            return;
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+            panic!("no snapshot {path:?}; run with GRANTGATE_UPDATE_SNAPSHOTS=1 and review it")
+        });
+        assert!(
+            expected == actual,
+            "{name} differs from its snapshot {path:?}; if the change is intended, \
+             rerun with GRANTGATE_UPDATE_SNAPSHOTS=1 and review the diff\n--- actual ---\n{actual}"
+        );
+    }
+
+    #[test]
+    fn the_pure_builders_match_their_snapshots() {
+        let secrets = SecretRegistry::new();
+        secrets.register("sekrit-value-1");
+        let report = sample();
+        snapshot("junit.xml", &junit::render(&report, &secrets));
+        snapshot("report.json", &json::render(&report, &secrets));
+        snapshot("index.html", &html::render(&report, &secrets));
+        snapshot(
+            "manifest.json",
+            &manifest::render(&report.run_id, &[("a.txt".into(), b"abc".to_vec())]),
+        );
+    }
+
     #[test]
     fn a_clean_run_writes_four_files_and_a_manifest_that_matches_them() {
         let root = tempfile::tempdir().unwrap();
