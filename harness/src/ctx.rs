@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -28,7 +29,7 @@ pub struct Ctx {
     applied: Applied,
     humans: HashMap<String, Human>,
     bots: Vec<Bot>,
-    proxy: Option<FaultProxy>,
+    proxy: Option<Arc<FaultProxy>>,
     adapter_bin: PathBuf,
     dir: PathBuf,
 }
@@ -132,12 +133,13 @@ impl Ctx {
         self.start_bot(login, &token, &url).await
     }
 
-    /// The fault proxy in front of the Core, started on first use.
-    pub async fn proxy(&mut self) -> Step<&FaultProxy> {
+    /// The fault proxy in front of the Core, started on first use. A shared
+    /// handle, so the scenario can program faults while using the context.
+    pub async fn proxy(&mut self) -> Step<Arc<FaultProxy>> {
         if self.proxy.is_none() {
-            self.proxy = Some(FaultProxy::start(&self.base_url).await?);
+            self.proxy = Some(Arc::new(FaultProxy::start(&self.base_url).await?));
         }
-        Ok(self.proxy.as_ref().expect("just started"))
+        Ok(self.proxy.clone().expect("just started"))
     }
 
     /// Checks that `actual == expected`; a mismatch ends the scenario as

@@ -18,7 +18,9 @@ const SETUP_SCOPES: &[&str] = &[
     "write:user",
 ];
 
-/// The admin's API client for one stack.
+/// The admin's API client for one stack. Cloning shares the connection
+/// pool; the credential never leaves the harness either way.
+#[derive(Clone)]
 pub struct SetupClient {
     base: String,
     client: reqwest::Client,

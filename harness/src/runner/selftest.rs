@@ -16,6 +16,14 @@ pub fn scenarios() -> Vec<Scenario> {
     }
     vec![
         Scenario {
+            id: "engine_fails",
+            family: "engine",
+            claim: "A broken expectation is a failed trial: exit 1, a JUnit failure.",
+            fixture: "lab",
+            core_env: &[],
+            run: |ctx| Box::pin(fails(ctx)),
+        },
+        Scenario {
             id: "engine_panics",
             family: "engine",
             claim: "A scenario that panics mid-run is reported as errored and leaves nothing behind.",
@@ -32,6 +40,11 @@ pub fn scenarios() -> Vec<Scenario> {
             run: |ctx| Box::pin(hangs(ctx)),
         },
     ]
+}
+
+async fn fails(ctx: &mut Ctx) -> Outcome {
+    ctx.step("expect something false");
+    ctx.expect_eq("one equals two", 1, 2)
 }
 
 async fn panics(ctx: &mut Ctx) -> Outcome {
