@@ -73,12 +73,13 @@ fn main() {
         })
         .collect();
     let started = std::time::Instant::now();
+    let started_at = grantgate::runner::run::now_rfc3339();
     let conclusion = libtest_mimic::run(&args, runnable);
     let interrupted = cancel.is_cancelled();
     let results = std::mem::take(&mut *results.lock().unwrap());
     let report = RunReport {
         run_id: engine.run_id().to_owned(),
-        started_at: String::new(),
+        started_at,
         duration_ms: started.elapsed().as_millis() as u64,
         environment: rt.block_on(engine.environment(&results)),
         results,

@@ -406,7 +406,8 @@ fn new_run_id() -> String {
     format!("{stamp}-{}", &rand[..8])
 }
 
-fn now_rfc3339() -> String {
+/// The current time in RFC 3339 (UTC), for report timestamps.
+pub fn now_rfc3339() -> String {
     time::OffsetDateTime::now_utc()
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
