@@ -7,6 +7,7 @@ pub mod outcome;
 pub mod run;
 pub mod selftest;
 pub mod signals;
+pub mod trial;
 
 pub use catalogue::{Scenario, Trial};
 pub use outcome::{Abort, Outcome, Step, Verdict};
