@@ -11,8 +11,13 @@ use tracing_subscriber::EnvFilter;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Logs go to stderr: stdout is the MCP channel (stdio) or the one address line (http).
-    let filter = EnvFilter::try_from_env("AWG_LOG")
-        .unwrap_or_else(|_| EnvFilter::new("awg_mcp=info,rmcp=warn"));
+    // AWG_LOG wins, then the conventional RUST_LOG, then a quiet default.
+    let directives = ["AWG_LOG", "RUST_LOG"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()));
+    let filter = directives
+        .and_then(|d| EnvFilter::try_new(d).ok())
+        .unwrap_or_else(|| EnvFilter::new("awg_mcp=info,rmcp=warn"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

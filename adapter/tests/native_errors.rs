@@ -121,3 +121,40 @@ async fn a_conflict_on_submit_names_no_receipt() {
     assert!(error.get("field").is_none());
     assert_eq!(upstream.count(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn even_trace_logs_hold_no_credential_or_upstream_error_body() {
+    let upstream = ScriptedUpstream::start().await;
+    let env = [("AWG_TOKEN", "process-token-5c1d"), ("RUST_LOG", "trace")];
+    let adapter = HttpAdapter::start(&upstream.origin(), &env, &[]).await;
+    let client = adapter.connect(Some("bearer-token-9e1f")).await;
+    upstream.script("POST", SUBMIT_PATH, hostile(409));
+    expect_error(
+        &call(&client, "submit_agent_work_proposal", submit_args("t", "b")).await,
+        "conflict",
+        Some(409),
+    );
+    upstream.script(
+        "GET",
+        GRANT_PATH,
+        Action::body(200, &format!("not json {SENTINEL}")),
+    );
+    expect_error(
+        &call(&client, "get_agent_work_grant", grant_args()).await,
+        "malformed_response",
+        Some(200),
+    );
+    let logs = adapter.stderr();
+    assert!(
+        logs.contains("TRACE") || logs.contains("DEBUG"),
+        "RUST_LOG is honoured: {logs}"
+    );
+    for leak in [
+        SENTINEL,
+        "bearer-token-9e1f",
+        "process-token-5c1d",
+        "evil.example",
+    ] {
+        assert!(!logs.contains(leak), "trace logs leaked {leak}");
+    }
+}
