@@ -51,6 +51,7 @@ pub struct ManagedChild {
     pid: Option<i32>,
     log: SharedLog,
     lines: mpsc::UnboundedReceiver<String>,
+    stderr_pump: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl ManagedChild {
@@ -82,15 +83,17 @@ impl ManagedChild {
         if let Some(out) = child.stdout.take() {
             tokio::spawn(pump(out, "stdout", log.clone(), Some(tx)));
         }
-        if let Some(err) = child.stderr.take() {
-            tokio::spawn(pump(err, "stderr", log.clone(), None));
-        }
+        let stderr_pump = child
+            .stderr
+            .take()
+            .map(|err| tokio::spawn(pump(err, "stderr", log.clone(), None)));
         Ok(ManagedChild {
             what: what.to_owned(),
             child: Some(child),
             pid,
             log,
             lines,
+            stderr_pump,
         })
     }
 
@@ -117,8 +120,11 @@ impl ManagedChild {
                     }
                 }
                 Ok(None) => {
-                    // Give stderr's pump a moment to finish the log.
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    // Stdout closed: let stderr's pump finish the log, which
+                    // usually holds the reason.
+                    if let Some(pump) = self.stderr_pump.take() {
+                        let _ = tokio::time::timeout(Duration::from_secs(2), pump).await;
+                    }
                     return Err(HarnessError::process(
                         &self.what,
                         format!(
@@ -200,4 +206,83 @@ pub fn tail(log: &str) -> String {
     let lines: Vec<&str> = log.lines().collect();
     let start = lines.len().saturating_sub(30);
     lines[start..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str, env: &[(String, String)]) -> ManagedChild {
+        ManagedChild::spawn(
+            "test child",
+            Path::new("/bin/sh"),
+            &["-c".into(), script.into()],
+            env,
+            Path::new("/"),
+        )
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_child_sees_only_the_environment_it_is_given() {
+        let mut child = sh(
+            "env; echo done",
+            &[("ONLY_THIS".to_owned(), "1".to_owned())],
+        );
+        child
+            .wait_for_line("done", Duration::from_secs(10))
+            .await
+            .unwrap();
+        let names: Vec<String> = child
+            .log()
+            .text()
+            .lines()
+            .filter_map(|l| l.strip_prefix("stdout: "))
+            .filter(|l| *l != "done")
+            .map(|l| l.split('=').next().unwrap_or("").to_owned())
+            .collect();
+        // The shell adds PWD (and some add SHLVL and `_`); nothing of ours.
+        for name in &names {
+            assert!(
+                ["ONLY_THIS", "PWD", "SHLVL", "_"].contains(&name.as_str()),
+                "inherited variable {name}: {names:?}"
+            );
+        }
+        assert!(names.contains(&"ONLY_THIS".to_owned()));
+    }
+
+    #[tokio::test]
+    async fn stopping_a_child_kills_its_whole_process_group() {
+        let mut child = sh("sleep 60 & echo grandchild $!; wait", &[]);
+        let pid: i32 = child
+            .wait_for_line("grandchild", Duration::from_secs(10))
+            .await
+            .unwrap()
+            .parse()
+            .unwrap();
+        let alive = |pid: i32| {
+            std::fs::read_to_string(format!("/proc/{pid}/status"))
+                .map(|s| !s.contains("zombie"))
+                .unwrap_or(false)
+        };
+        assert!(alive(pid));
+        child.stop(Duration::from_secs(2)).await;
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while alive(pid) && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(!alive(pid), "grandchild {pid} survived");
+    }
+
+    #[tokio::test]
+    async fn a_child_that_exits_early_is_reported_with_its_output() {
+        let mut child = sh("echo 'config is broken' >&2; exit 3", &[]);
+        let err = child
+            .wait_for_line("core listening on", Duration::from_secs(10))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("exited before printing"), "{err}");
+        assert!(err.contains("config is broken"), "{err}");
+    }
 }

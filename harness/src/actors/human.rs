@@ -250,3 +250,127 @@ fn grant_id_of(url: &url::Url) -> Option<i64> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::Router;
+    use axum::http::{HeaderMap, StatusCode, header};
+    use axum::response::{Html, IntoResponse};
+    use axum::routing::{get, post};
+
+    /// A tiny site with a login form, a session cookie, and a 307 redirect.
+    async fn site() -> String {
+        let app = Router::new()
+            .route(
+                "/user/login",
+                get(|| async {
+                    (
+                        [(header::SET_COOKIE, "sid=session-before-login-1; Path=/")],
+                        Html(
+                            "<form method=post action=/user/login>\
+                             <input type=hidden name=_csrf value=csrf-value-0123>\
+                             <input name=user_name><input type=password name=password>\
+                             <button>Sign in</button></form>",
+                        ),
+                    )
+                })
+                .post(|headers: HeaderMap, body: String| async move {
+                    let cookie = headers
+                        .get(header::COOKIE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("");
+                    if cookie != "sid=session-before-login-1"
+                        || !body.contains("_csrf=csrf-value-0123")
+                    {
+                        return (StatusCode::BAD_REQUEST, "no session or csrf").into_response();
+                    }
+                    (
+                        StatusCode::SEE_OTHER,
+                        [
+                            (header::LOCATION, "/"),
+                            (header::SET_COOKIE, "sid=session-after-login-2; Path=/"),
+                        ],
+                    )
+                        .into_response()
+                }),
+            )
+            .route(
+                "/",
+                get(|headers: HeaderMap| async move {
+                    let cookie = headers
+                        .get(header::COOKIE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("")
+                        .to_owned();
+                    Html(format!("<p>home, cookie {cookie}</p>"))
+                }),
+            )
+            .route(
+                "/keep",
+                post(|| async {
+                    (
+                        StatusCode::TEMPORARY_REDIRECT,
+                        [(header::LOCATION, "/echo")],
+                    )
+                }),
+            )
+            .route("/echo", post(|body: String| async move { body }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        url
+    }
+
+    #[tokio::test]
+    async fn login_uses_the_form_and_cookie_follows_303_and_records_everything_redacted() {
+        let base = site().await;
+        let secrets = crate::secrets::SecretRegistry::new();
+        let password = secrets.mint("pw");
+        let journal = Journal::new(secrets);
+        let alice = Human::new("alice", &password, &base, journal.clone()).unwrap();
+        let home = alice.login().await.unwrap();
+        assert_eq!(home.status, 200);
+        assert_eq!(home.url.path(), "/");
+        assert_eq!(home.redirects, vec![(303, "/".to_owned())]);
+        assert!(
+            home.html.contains("sid=session-after-login-2"),
+            "the new cookie is sent"
+        );
+        let steps = journal.steps();
+        let exchanges: Vec<_> = steps.iter().flat_map(|s| &s.exchanges).collect();
+        assert_eq!(exchanges.len(), 3);
+        assert_eq!(
+            exchanges[1].request_body,
+            "_csrf=[redacted]&user_name=alice&password=[redacted]"
+        );
+        assert_eq!(
+            exchanges[2].response_body,
+            "<p>home, cookie sid=[redacted]</p>"
+        );
+        let all = serde_json::to_string(&steps).unwrap();
+        for secret in [
+            "csrf-value-0123",
+            "session-before-login-1",
+            "session-after-login-2",
+            &password,
+        ] {
+            assert!(!all.contains(secret), "{secret} leaked into the journal");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_307_redirect_keeps_method_and_body() {
+        let base = site().await;
+        let journal = Journal::new(crate::secrets::SecretRegistry::new());
+        let bob = Human::new("bob", "irrelevant-pw", &base, journal).unwrap();
+        let form = Form {
+            method: "POST".into(),
+            action: format!("{base}/keep").parse().unwrap(),
+            fields: vec![("a".into(), "b c".into())],
+        };
+        let page = bob.submit(&form).await.unwrap();
+        assert_eq!(page.redirects, vec![(307, "/echo".to_owned())]);
+        assert_eq!(page.html, "a=b+c");
+    }
+}
