@@ -203,14 +203,15 @@ pub async fn csrf_refusals(env: Arc<Env>) -> TestResult {
     Ok(())
 }
 
-/// An expired `_csrf` is refused: a dedicated stack with a 1-second TTL.
+/// An expired `_csrf` is refused: a dedicated stack with a 2-second TTL
+/// (a fresh token stays valid for at least 2 s even on a loaded machine).
 pub async fn csrf_expiry(env: Arc<Env>) -> TestResult {
     let place = core::fresh_database(env.backend, env.pg.as_deref()).await?;
-    let short = core::start(env.backend, &place.url, &[("CORE_CSRF_TTL_SECS", "1")])?;
+    let short = core::start(env.backend, &place.url, &[("CORE_CSRF_TTL_SECS", "2")])?;
     let b = Browser::new(&short.url);
     let page = b.get("/user/login").await?.expect(200, "login page")?;
     let csrf = input_value(&page.text, "_csrf").ok_or("no _csrf")?;
-    tokio::time::sleep(Duration::from_millis(2300)).await;
+    tokio::time::sleep(Duration::from_millis(3300)).await;
     let resp = b
         .post_form(
             "/user/login",
@@ -245,7 +246,7 @@ pub async fn csrf_expiry(env: Arc<Env>) -> TestResult {
     // A signed-in form token expires the same way.
     let home = b.get("/").await?.expect(200, "home")?;
     let token = input_value(&home.text, "_csrf").ok_or("no home _csrf")?;
-    tokio::time::sleep(Duration::from_millis(2300)).await;
+    tokio::time::sleep(Duration::from_millis(3300)).await;
     let resp = b.post_form("/user/logout", &[("_csrf", &token)]).await?;
     check!(
         resp.status == 400,
