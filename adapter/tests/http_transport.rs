@@ -201,6 +201,31 @@ async fn chunked_bodies_over_one_mebibyte_are_refused_too() {
     assert_eq!(upstream.count(), 0);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allow_remote_accepts_any_host_and_sigterm_stops_cleanly() {
+    let upstream = ScriptedUpstream::start().await;
+    let mut adapter = HttpAdapter::start(&upstream.origin(), TOKEN_ENV, &["--allow-remote"]).await;
+    let body = initialize_body();
+    assert_eq!(
+        raw_post(&adapter.url, &[("Host", "mcp.example")], body.as_bytes()).await,
+        200
+    );
+    assert_eq!(
+        raw_post(
+            &adapter.url,
+            &[("Origin", "https://evil.example")],
+            body.as_bytes()
+        )
+        .await,
+        403
+    );
+    // An open MCP session (with its event stream) does not hold the process.
+    let client = adapter.connect(None).await;
+    assert_eq!(client.list_tools(None).await.unwrap().tools.len(), 9);
+    let status = adapter.terminate().await;
+    assert!(status.success(), "{status}");
+}
+
 async fn start_error(args: &[&str]) -> String {
     let output = tokio::process::Command::new(BIN)
         .env_clear()

@@ -124,6 +124,20 @@ impl HttpAdapter {
         String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
     }
 
+    /// Sends SIGTERM and waits up to five seconds for the exit status.
+    pub async fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().expect("still running").to_string();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -TERM {pid}");
+        tokio::time::timeout(Duration::from_secs(5), self.child.wait())
+            .await
+            .expect("awg-mcp did not stop within 5 s of SIGTERM")
+            .unwrap()
+    }
+
     /// Whether the child is still running.
     pub fn is_running(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
