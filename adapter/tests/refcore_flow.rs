@@ -285,3 +285,138 @@ async fn the_whole_flow_against_refcore() {
     }
     assert!(core.is_running());
 }
+
+/// Prepares, confirms (through the adapter) and approves a grant; returns its id and triple.
+async fn active_grant(alice: &Browser, bot: &Client, task: &str) -> (i64, Value) {
+    let id = alice.prepare(OWNER, REPO, BOT, task, "summary").await;
+    let grant = ok(&call(bot, "get_agent_work_grant", at(id)).await)["grant"].clone();
+    let triple = json!({
+        "proposal_schema": grant["proposal"]["schema"], "proposal_version": grant["proposal"]["version"],
+        "proposal_digest": grant["proposal"]["digest"],
+    });
+    ok(&call(
+        bot,
+        "confirm_agent_work_grant",
+        with(at(id), triple.clone()),
+    )
+    .await);
+    alice.decide(OWNER, REPO, id, "approve").await;
+    (id, triple)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tombstones_and_access_loss_read_back_through_the_adapter() {
+    let core = Refcore::start().await;
+    core.user(OWNER, "individual", OWNER_PASSWORD).await;
+    core.user(BOT, "bot", "bot-password-unused-1").await;
+    for repo in [REPO, "elsewhere"] {
+        core.admin(
+            reqwest::Method::POST,
+            &format!("/api/v1/admin/users/{OWNER}/repos"),
+            json!({"name": repo, "private": true}),
+            201,
+        )
+        .await;
+    }
+    let collaborator = format!("/api/v1/repos/{OWNER}/{REPO}/collaborators/{BOT}");
+    core.admin(
+        reqwest::Method::PUT,
+        &collaborator,
+        json!({"permission": "write"}),
+        204,
+    )
+    .await;
+    let bot_token = core.token(BOT, &["read:repository", "write:issue"]).await;
+    let alice = Browser::new(&core.url);
+    alice.login(OWNER, OWNER_PASSWORD).await;
+    let adapter = HttpAdapter::start(&core.url, &[("AWG_TOKEN", &bot_token)], &[]).await;
+    let bot = adapter.connect(None).await;
+
+    // Deleted Issue: the receipt says issue_deleted and the key stays spent.
+    let (deleted_grant, triple) = active_grant(&alice, &bot, "first task").await;
+    let key = uuid::Uuid::new_v4().to_string();
+    let submit = with(
+        at(deleted_grant),
+        with(
+            triple,
+            json!({"request_key": key, "title": "to delete", "body": "b"}),
+        ),
+    );
+    let created = ok(&call(&bot, "submit_agent_work_proposal", submit.clone()).await);
+    let index = created["submission"]["issue"]["index"].as_i64().unwrap();
+    core.admin(
+        reqwest::Method::DELETE,
+        &format!("/api/v1/repos/{OWNER}/{REPO}/issues/{index}"),
+        Value::Null,
+        204,
+    )
+    .await;
+    let readback = ok(&call(
+        &bot,
+        "get_agent_work_submission",
+        with(at(deleted_grant), json!({"request_key": key})),
+    )
+    .await);
+    assert_eq!(readback["submission"]["status"], "issue_deleted");
+    assert_eq!(
+        readback["submission"]["issue"], created["submission"]["issue"],
+        "the receipt is historical"
+    );
+    let replay = ok(&call(&bot, "submit_agent_work_proposal", submit).await);
+    assert_eq!(
+        (
+            replay["native_status"].clone(),
+            replay["submission"]["status"].clone()
+        ),
+        (json!(200), json!("issue_deleted"))
+    );
+
+    // Moved Issue: issue_binding_changed, receipt unchanged.
+    let (moved_grant, triple) = active_grant(&alice, &bot, "second task").await;
+    let key = uuid::Uuid::new_v4().to_string();
+    let submit = with(
+        at(moved_grant),
+        with(
+            triple,
+            json!({"request_key": key, "title": "to move", "body": "b"}),
+        ),
+    );
+    let created = ok(&call(&bot, "submit_agent_work_proposal", submit).await);
+    let issue_id = created["submission"]["issue"]["id"].as_i64().unwrap();
+    core.admin(
+        reqwest::Method::POST,
+        &format!("/api/v1/admin/issues/{issue_id}/move"),
+        json!({"owner": OWNER, "repo": "elsewhere"}),
+        200,
+    )
+    .await;
+    let readback = ok(&call(
+        &bot,
+        "get_agent_work_submission",
+        with(at(moved_grant), json!({"request_key": key})),
+    )
+    .await);
+    assert_eq!(readback["submission"]["status"], "issue_binding_changed");
+    assert_eq!(
+        readback["submission"]["issue"],
+        created["submission"]["issue"]
+    );
+
+    // Access loss: the collaborator is removed; the Core's 404 is kept and the list omits the grants.
+    assert_eq!(
+        ok(&call(&bot, "list_agent_work_grants", json!({"state": "all"})).await)["grants"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    core.admin(reqwest::Method::DELETE, &collaborator, Value::Null, 204)
+        .await;
+    expect_error(
+        &call(&bot, "get_agent_work_grant", at(moved_grant)).await,
+        "not_found",
+        Some(404),
+    );
+    let listed = ok(&call(&bot, "list_agent_work_grants", json!({"state": "all"})).await);
+    assert_eq!(listed["grants"], json!([]));
+}
