@@ -49,7 +49,10 @@ impl Engine {
             let provider = match backend {
                 Backend::Sqlite => DatabaseProvider::Sqlite,
                 Backend::Postgres => match &config.postgres_url {
-                    Some(url) => DatabaseProvider::server(url, &run_id).await?,
+                    Some(url) => {
+                        register_url_password(&secrets, url);
+                        DatabaseProvider::server(url, &run_id).await?
+                    }
                     None => {
                         let c = Arc::new(
                             tokio::task::spawn_blocking(PgCluster::start)
@@ -242,5 +245,44 @@ pub fn git_revision() -> String {
             if dirty { format!("{rev}-dirty") } else { rev }
         }
         _ => "unknown".into(),
+    }
+}
+
+/// Decodes a percent-encoded URL component (a password in a database URL).
+fn percent_decode(text: &str) -> String {
+    url::form_urlencoded::parse(format!("x={}", text.replace('+', "%2B")).as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_else(|| text.to_owned())
+}
+
+/// The server's password travels to every Core in its database URL; it must
+/// never reach a report. A password that is an everyday word of the report
+/// itself (`postgres`, the user name) is left alone: redacting it would
+/// shred every trial name, and it protects nothing.
+fn register_url_password(secrets: &SecretRegistry, url: &str) {
+    let Ok(parsed) = url::Url::parse(url) else {
+        return;
+    };
+    let Some(password) = parsed.password().map(percent_decode) else {
+        return;
+    };
+    if password != parsed.username() && !["postgres", "password"].contains(&password.as_str()) {
+        secrets.register(&password);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_url_password_is_registered_unless_it_is_an_everyday_word() {
+        let secrets = SecretRegistry::new();
+        register_url_password(&secrets, "postgres://gg:s%2Fecret-pass@db:5432/postgres");
+        assert_eq!(secrets.redact("pw s/ecret-pass"), "pw [redacted]");
+        let plain = SecretRegistry::new();
+        register_url_password(&plain, "postgres://postgres:postgres@db/postgres");
+        assert!(plain.is_empty());
     }
 }
