@@ -44,7 +44,7 @@ pub fn continuation(
         Some(link) => {
             let next = next_page(link)?;
             if let Some(next) = next {
-                if next != page + 1 {
+                if Some(next) != page.checked_add(1) {
                     return Err("Link rel=next does not name the following page".into());
                 }
                 if returned == 0 {
@@ -72,13 +72,15 @@ pub fn continuation(
                 total > page.saturating_mul(LIMIT)
             } else {
                 total > page.saturating_mul(returned)
-                    && total != (page - 1).saturating_mul(LIMIT) + returned
+                    && total != (page - 1).saturating_mul(LIMIT).saturating_add(returned)
             }
         }
     };
+    // The last representable page has no successor, whatever the headers say.
+    let has_more = has_more && page < i64::MAX;
     Ok(Continuation {
         has_more,
-        next_page: has_more.then_some(page + 1),
+        next_page: if has_more { page.checked_add(1) } else { None },
     })
 }
 
@@ -160,6 +162,21 @@ mod tests {
         assert!(c.has_more);
         let c = continuation(5, 5, Some("25"), None).unwrap();
         assert!(!c.has_more);
+    }
+
+    #[test]
+    fn the_largest_page_does_not_overflow() {
+        let c = continuation(i64::MAX, 30, Some(&i64::MAX.to_string()), None).unwrap();
+        assert_eq!(
+            c,
+            Continuation {
+                has_more: false,
+                next_page: None
+            }
+        );
+        let c = continuation(i64::MAX, 5, Some(&i64::MAX.to_string()), None).unwrap();
+        assert!(!c.has_more);
+        assert!(continuation(i64::MAX, 30, None, Some(NEXT2)).is_err());
     }
 
     #[test]
