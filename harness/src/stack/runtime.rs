@@ -1,0 +1,65 @@
+//! The runtime abstraction: what a stack is asked to be ([`StackSpec`]), on
+//! which [`Backend`], and the [`Runtime`] trait every way of launching a Core
+//! implements (the process runtime now, a container runtime later).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+
+use super::Stack;
+use crate::error::Result;
+
+/// A database backend the Core runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// A SQLite file in the stack's directory.
+    Sqlite,
+    /// A PostgreSQL database of its own.
+    Postgres,
+}
+
+impl Backend {
+    /// Every backend, in the order trials are listed.
+    pub const ALL: [Backend; 2] = [Backend::Sqlite, Backend::Postgres];
+
+    /// The lowercase name used in trial names and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "sqlite",
+            Backend::Postgres => "postgres",
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What one stack should be.
+#[derive(Debug, Clone)]
+pub struct StackSpec {
+    /// A short name for directories, databases and messages (the trial name).
+    pub name: String,
+    /// The backend.
+    pub backend: Backend,
+    /// Extra `CORE_*` variables, e.g. `CORE_CSRF_TTL_SECS` for a stack that
+    /// tests expired CSRF tokens.
+    pub extra_env: Vec<(String, String)>,
+}
+
+/// A boxed future, so that runtimes can be trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Something that can launch a Core stack: the process runtime now, a
+/// container runtime later.
+pub trait Runtime: Send + Sync {
+    /// Starts a fresh stack and waits until it is healthy.
+    fn start(&self, spec: StackSpec) -> BoxFuture<'_, Result<Stack>>;
+
+    /// A one-line description of the Core this runtime launches.
+    fn describe(&self) -> String;
+}
