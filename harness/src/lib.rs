@@ -18,6 +18,8 @@
 //!   result; [`progress`] prints events to the terminal.
 //! - [`error`] is the engine's error: the harness broke, not the Core.
 
+#![warn(missing_docs)]
+
 pub mod actors;
 pub mod binaries;
 pub mod child;
