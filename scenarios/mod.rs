@@ -1,9 +1,11 @@
 //! The acceptance catalogue: every claim grantgate proves about a Core, one
-//! async function each, registered in [`catalogue()`](crate::scenarios::catalogue) with the spec §7 family
-//! it belongs to. Every scenario runs on every backend, on a fresh stack.
+//! async function each, registered in
+//! [`catalogue()`](crate::scenarios::catalogue) with the spec §7 family it
+//! belongs to. Every scenario runs on every backend, on a fresh stack.
 //!
 //! To add one: write `pub async fn name(ctx: &mut Ctx) -> Outcome` in the
-//! family's file, then add a [`Scenario`](crate::runner::catalogue::Scenario) line below.
+//! family's file, then add a
+//! [`Scenario`](crate::runner::catalogue::Scenario) line below.
 
 pub mod lifecycle;
 
