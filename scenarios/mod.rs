@@ -7,6 +7,7 @@
 //! family's file, then add a
 //! [`Scenario`](crate::runner::catalogue::Scenario) line below.
 
+pub mod flows;
 pub mod lifecycle;
 
 use crate::runner::catalogue::Scenario;

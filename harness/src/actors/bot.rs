@@ -271,6 +271,22 @@ impl Bot {
         self.call("get_agent_work_grant", grant_args(grant)).await
     }
 
+    /// Reads the grant and returns its proposal triple; a refusal or a grant
+    /// without a triple is a contract failure (for scenarios whose subject
+    /// is something later in the flow).
+    pub async fn read_proposal(&self, grant: &GrantRef) -> Step<Proposal> {
+        let reply = self.get_grant(grant).await?;
+        match reply.grant() {
+            Some(g) if !reply.is_error => Proposal::of_grant(g),
+            _ => Err(Abort::failed(format!(
+                "{} could not read grant {}: {}",
+                self.login(),
+                grant.id,
+                reply.text
+            ))),
+        }
+    }
+
     /// `confirm_agent_work_grant` with the given triple.
     pub async fn confirm(&self, grant: &GrantRef, proposal: &Proposal) -> Step<ToolReply> {
         let mut args = grant_args(grant);
