@@ -226,11 +226,20 @@ pub fn now_rfc3339() -> String {
         .unwrap_or_default()
 }
 
-/// The git revision of the working directory's checkout, `unknown` outside
-/// one; `-dirty` when it has uncommitted changes.
+/// The git revision of the harness's checkout (its source directory when it
+/// still exists, else the working directory), `unknown` outside one; `-dirty`
+/// when tracked files have uncommitted changes.
 pub fn git_revision() -> String {
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = if source.is_dir() {
+        source.to_owned()
+    } else {
+        std::path::PathBuf::from(".")
+    };
     let run = |args: &[&str]| {
         std::process::Command::new("git")
+            .arg("-C")
+            .arg(&dir)
             .args(args)
             .stderr(std::process::Stdio::null())
             .output()
