@@ -59,6 +59,7 @@ pub async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
         Some("alice"),
     )?;
     ctx.expect_eq("not approved yet", &g["approved_by"], &json!(null))?;
+    ctx.observe("the grant as the agent reads it", g);
     let proposal = Proposal::of_grant(g)?;
     ctx.expect_eq(
         "proposal schema and version",
@@ -89,10 +90,12 @@ pub async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
         confirmed["grant"]["state_revision"].as_i64(),
         Some(2),
     )?;
+    ctx.observe("the confirm result", &confirmed);
 
     ctx.step("alice approves through the approve form on the grant page");
     let approved = alice.approve(&grant).await?;
     ctx.expect_status("page after approving", approved.status, 200)?;
+    ctx.observe("the approve redirects", &approved.redirects);
 
     ctx.step("lab-bot sees the grant active, approved by alice");
     let active = bot.get_grant(&grant).await?;
@@ -108,6 +111,7 @@ pub async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
         active["grant"]["state_revision"].as_i64(),
         Some(3),
     )?;
+    ctx.observe("the active grant", &active);
 
     ctx.step("lab-bot submits an Issue through the grant");
     let submission = Submission::new(TITLE, BODY);
@@ -136,6 +140,7 @@ pub async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
         s["submitted_by"]["login"].as_str(),
         Some("lab-bot"),
     )?;
+    ctx.observe("the submit result", &submitted);
     let issue = s["issue"].clone();
     let index = issue["index"].as_i64();
     ctx.expect(
@@ -155,6 +160,7 @@ pub async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
         back["submission"]["status"].as_str(),
         Some("submitted"),
     )?;
+    ctx.observe("the submission read back", &back);
 
     ctx.step("the native API shows the Issue whole, posted by lab-bot, bound to the grant");
     let native = ctx.setup().issue("alice/lab", index).await?;
@@ -169,6 +175,7 @@ pub async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
         &native["agent_work_grant"],
         &json!({"grant_id": grant.id, "request_key": submission.request_key}),
     )?;
+    ctx.observe("the Issue through the native API", &native);
 
     ctx.step("alice reads the Issue page: poster, whole body, grant marker");
     let (page, view) = alice.issue_page("alice", "lab", index).await?;
@@ -186,5 +193,9 @@ pub async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
         view.grant_marker.as_deref().map(str::trim),
         Some(format!("via agent work grant #{}", grant.id).as_str()),
     )?;
+    ctx.observe(
+        "the Issue page",
+        &json!({"poster": view.poster, "body": view.body, "marker": view.grant_marker}),
+    );
     Ok(())
 }

@@ -23,6 +23,7 @@ pub fn catalogue() -> Vec<Scenario> {
                 and the HTML page.",
         fixture: "lab",
         core_env: &[],
+        parity: true,
         run: |ctx| Box::pin(lifecycle::full_lifecycle(ctx)),
     }];
     all.extend(crate::runner::selftest::scenarios());

@@ -142,6 +142,22 @@ impl Ctx {
         Ok(self.proxy.clone().expect("just started"))
     }
 
+    /// Records an observable result for the backend-parity check: a trial
+    /// of a parity scenario must observe the same values, in the same order,
+    /// on every backend. Observe only what the contract makes deterministic
+    /// (states, texts, statuses, ids of a fresh stack), never timestamps,
+    /// ports or random keys.
+    ///
+    /// Values pass through [`stable`] first, so timestamps, origins and
+    /// random keys inside a grant or submission do not need picking out.
+    pub fn observe<T: serde::Serialize>(&self, key: &str, value: &T) {
+        let json = serde_json::to_value(value)
+            .map(stable)
+            .and_then(|v| serde_json_canonicalizer::to_string(&v))
+            .unwrap_or_else(|e| format!("unserialisable observation: {e}"));
+        self.journal.observe(key, json);
+    }
+
     /// Checks that `actual == expected`; a mismatch ends the scenario as
     /// failed. Values are rendered with `Debug`, so invisible characters
     /// (`\r`, trailing spaces) show in the report.
@@ -231,5 +247,70 @@ impl Ctx {
             });
         }
         (self.journal.steps(), logs)
+    }
+}
+
+/// Makes a JSON value comparable across stacks: every `*_at` timestamp
+/// becomes `"<timestamp>"`, every absolute `http://host:port` origin in a
+/// string is cut to its path, and every UUID becomes `"<uuid>"`. What is left
+/// (states, texts, ids of a fresh stack, statuses) must agree across backends.
+pub fn stable(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let v = if k.ends_with("_at") && v.is_string() {
+                        Value::String("<timestamp>".into())
+                    } else {
+                        stable(v)
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(stable).collect()),
+        Value::String(s) => {
+            if uuid::Uuid::parse_str(&s).is_ok() && s.len() == 36 {
+                Value::String("<uuid>".into())
+            } else if let Some(rest) = s.strip_prefix("http://") {
+                Value::String(
+                    rest.find('/')
+                        .map(|i| rest[i..].to_owned())
+                        .unwrap_or_default(),
+                )
+            } else {
+                Value::String(s)
+            }
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn stable_values_drop_what_differs_between_stacks_and_keep_the_rest() {
+        let v = json!({
+            "state": "active",
+            "created_at": "2026-01-01T00:00:00Z",
+            "approved_at": null,
+            "issue": {"id": 3, "html_url": "http://127.0.0.1:41234/alice/lab/issues/1"},
+            "request_key": "9b2f0c1e-4a6b-4c8d-9e0f-1a2b3c4d5e6f",
+            "body": "text http://example.test/x stays a path",
+        });
+        assert_eq!(
+            stable(v),
+            json!({
+                "state": "active",
+                "created_at": "<timestamp>",
+                "approved_at": null,
+                "issue": {"id": 3, "html_url": "/alice/lab/issues/1"},
+                "request_key": "<uuid>",
+                "body": "text http://example.test/x stays a path",
+            })
+        );
     }
 }

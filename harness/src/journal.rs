@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::report::model::{AssertionRecord, Exchange, StepRecord};
+use crate::report::model::{AssertionRecord, Exchange, Observation, StepRecord};
 use crate::secrets::SecretRegistry;
 
 /// Bodies in transcripts are cut after this many bytes: enough to read an
@@ -26,6 +26,7 @@ const CREDENTIAL_HEADERS: &[&str] = &[
 #[derive(Clone)]
 pub struct Journal {
     steps: Arc<Mutex<Vec<StepRecord>>>,
+    observations: Arc<Mutex<Vec<Observation>>>,
     secrets: SecretRegistry,
 }
 
@@ -35,6 +36,7 @@ impl Journal {
     pub fn new(secrets: SecretRegistry) -> Self {
         let journal = Journal {
             steps: Arc::default(),
+            observations: Arc::default(),
             secrets,
         };
         journal.step("set up fixtures");
@@ -63,6 +65,27 @@ impl Journal {
             passed,
         };
         self.current(|s| s.assertions.push(record));
+    }
+
+    /// Records an observation for the backend-parity check.
+    pub fn observe(&self, key: &str, value: String) {
+        let step = self.current_step();
+        self.observations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Observation {
+                step,
+                key: key.to_owned(),
+                value: self.secrets.redact(&value),
+            });
+    }
+
+    /// The observations recorded so far.
+    pub fn observations(&self) -> Vec<Observation> {
+        self.observations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Records an exchange in the current step, redacting every field and

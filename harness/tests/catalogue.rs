@@ -1,43 +1,67 @@
 //! The acceptance catalogue under `cargo test`: one libtest-mimic trial per
-//! scenario and backend, named `backend::scenario` (filterable, and
-//! compatible with nextest). The report of the run is written to
+//! scenario and backend, named `backend::scenario`, plus `parity::scenario`
+//! for scenarios whose observations must agree across backends (filterable,
+//! and compatible with nextest). The run's report is written to
 //! `target/grantgate-reports/` (or `$GRANTGATE_REPORT_DIR`).
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use grantgate::config::RunConfig;
 use grantgate::report::model::{RunReport, ScenarioResult};
-use grantgate::runner::catalogue::trials;
+use grantgate::runner::catalogue::{Scenario, trials};
 use grantgate::runner::events::discard;
-use grantgate::runner::{Engine, Verdict};
+use grantgate::runner::{Engine, Verdict, parity};
 use grantgate::stack::Backend;
 use libtest_mimic::{Arguments, Failed, Trial};
+
+/// Results of finished trials, and a signal for parity trials waiting on them.
+type Shared = Arc<(Mutex<Vec<ScenarioResult>>, Condvar)>;
+
+fn verdict_to_trial(verdict: Verdict) -> Result<(), Failed> {
+    match verdict {
+        Verdict::Passed => Ok(()),
+        Verdict::Failed { message } => Err(Failed::from(message)),
+        Verdict::Errored { message } => Err(Failed::from(format!(
+            "ERRORED (harness or environment, not the Core): {message}"
+        ))),
+    }
+}
 
 fn main() {
     let args = Arguments::from_args();
     let catalogue = grantgate::scenarios::catalogue();
     let all = trials(&catalogue, &Backend::ALL, None);
-    let listed: Vec<Trial> = all
+    let parity_scenarios: Vec<Scenario> = catalogue.iter().filter(|s| s.parity).cloned().collect();
+    let probe = |name: String| Trial::test(name, || Ok(()));
+    let selected = |name: String| !args.list && !args.is_filtered_out(&probe(name));
+    let chosen: Vec<_> = all.iter().filter(|t| selected(t.name())).cloned().collect();
+    let parity_chosen = parity_scenarios
         .iter()
-        .map(|t| Trial::test(t.name(), || Ok(())))
-        .collect();
-    let selected: Vec<_> = all
-        .iter()
-        .zip(&listed)
-        .filter(|(_, l)| !args.is_filtered_out(l) && !args.list)
-        .map(|(t, _)| t.clone())
-        .collect();
-    if selected.is_empty() {
-        // Listing, or nothing selected: no stack, no cluster.
+        .any(|s| selected(parity::trial_name(s)));
+    if chosen.is_empty() && !parity_chosen {
+        // Listing, or no scenario selected: no stack, no cluster.
+        let mut listed: Vec<Trial> = all.iter().map(|t| probe(t.name())).collect();
+        listed.extend(
+            parity_scenarios
+                .iter()
+                .map(|s| probe(parity::trial_name(s))),
+        );
         libtest_mimic::run(&args, listed).exit();
     }
-    let mut backends: Vec<Backend> = selected.iter().map(|t| t.backend).collect();
-    backends.dedup();
+    // A parity trial needs every backend, whatever else is selected.
+    let backends: Vec<Backend> = if parity_chosen {
+        Backend::ALL.to_vec()
+    } else {
+        let mut b: Vec<Backend> = chosen.iter().map(|t| t.backend).collect();
+        b.dedup();
+        b
+    };
     let rt = Arc::new(tokio::runtime::Runtime::new().expect("tokio runtime"));
     let config = RunConfig::builder()
         .backends(backends)
-        .jobs(selected.len())
+        .jobs(chosen.len())
         .build();
     let engine = match rt.block_on(Engine::prepare(config)) {
         Ok(e) => Arc::new(e),
@@ -46,37 +70,73 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let results: Arc<Mutex<Vec<ScenarioResult>>> = Arc::default();
+    let shared: Shared = Arc::default();
     // Ctrl-C aborts the running trials, which tear their stacks down; the
     // trials not yet started end at once as errored.
     let cancel = {
         let _guard = rt.enter();
         grantgate::runner::signals::cancel_on_signals()
     };
-    let runnable: Vec<Trial> = all
-        .into_iter()
+    let mut runnable: Vec<Trial> = all
+        .iter()
+        .cloned()
         .map(|t| {
-            let (rt, engine, results, cancel) =
-                (rt.clone(), engine.clone(), results.clone(), cancel.clone());
+            let (rt, engine, shared, cancel) =
+                (rt.clone(), engine.clone(), shared.clone(), cancel.clone());
             Trial::test(t.name(), move || {
                 let result = rt.block_on(engine.run_trial(&t, &discard(), &cancel));
                 let verdict = result.verdict.clone();
-                results.lock().unwrap().push(result);
-                match verdict {
-                    Verdict::Passed => Ok(()),
-                    Verdict::Failed { message } => Err(Failed::from(message)),
-                    Verdict::Errored { message } => Err(Failed::from(format!(
-                        "ERRORED (harness or environment, not the Core): {message}"
-                    ))),
-                }
+                shared.0.lock().unwrap().push(result);
+                shared.1.notify_all();
+                verdict_to_trial(verdict)
             })
         })
         .collect();
+    // Parity trials come last: libtest-mimic starts trials in list order, so
+    // every selected backend trial has started before a parity trial waits
+    // for it. Backend trials not selected in this process (a filter, or
+    // nextest running each trial alone) are run by the parity trial itself.
+    for scenario in parity_scenarios {
+        let name = parity::trial_name(&scenario);
+        let missing: Vec<_> = all
+            .iter()
+            .filter(|t| t.scenario.id == scenario.id && !selected(t.name()))
+            .cloned()
+            .collect();
+        let (rt, engine, shared, cancel) =
+            (rt.clone(), engine.clone(), shared.clone(), cancel.clone());
+        runnable.push(Trial::test(name, move || {
+            let sink = discard();
+            let own = rt.block_on(futures::future::join_all(
+                missing.iter().map(|t| engine.run_trial(t, &sink, &cancel)),
+            ));
+            let (lock, signal) = &*shared;
+            let mut done = lock.lock().unwrap();
+            done.extend(own);
+            loop {
+                let ran: Vec<&ScenarioResult> =
+                    done.iter().filter(|r| r.scenario == scenario.id).collect();
+                if ran.len() >= Backend::ALL.len() {
+                    let result = parity::compare(&scenario, &ran);
+                    let verdict = result.verdict.clone();
+                    done.push(result);
+                    return verdict_to_trial(verdict);
+                }
+                if cancel.is_cancelled() {
+                    return Err(Failed::from("interrupted before every backend ran"));
+                }
+                done = signal
+                    .wait_timeout(done, Duration::from_millis(500))
+                    .unwrap()
+                    .0;
+            }
+        }));
+    }
     let started = std::time::Instant::now();
     let started_at = grantgate::runner::run::now_rfc3339();
     let conclusion = libtest_mimic::run(&args, runnable);
     let interrupted = cancel.is_cancelled();
-    let results = std::mem::take(&mut *results.lock().unwrap());
+    let results = std::mem::take(&mut *shared.0.lock().unwrap());
     let report = RunReport {
         run_id: engine.run_id().to_owned(),
         started_at,

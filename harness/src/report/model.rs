@@ -105,6 +105,21 @@ pub struct ScenarioResult {
     pub core_log: String,
     /// Each adapter process's log, by bot name, redacted.
     pub adapter_logs: Vec<NamedLog>,
+    /// What the scenario observed for the backend-parity comparison, in order.
+    #[serde(default)]
+    pub observations: Vec<Observation>,
+}
+
+/// One observable result a scenario recorded with `ctx.observe`, compared
+/// across backends by the parity check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observation {
+    /// The step it was made in.
+    pub step: String,
+    /// What was observed, in words.
+    pub key: String,
+    /// The value, as canonical JSON.
+    pub value: String,
 }
 
 /// A log of one named process.
@@ -207,6 +222,7 @@ pub(crate) mod tests {
             steps: vec![step.clone()],
             core_log: "stdout: core listening on http://127.0.0.1:1".into(),
             adapter_logs: vec![],
+            observations: vec![],
         };
         RunReport {
             run_id: "20260101T000000Z-abcd1234".into(),

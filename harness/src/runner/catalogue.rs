@@ -22,6 +22,9 @@ pub struct Scenario {
     pub fixture: &'static str,
     /// Extra `CORE_*` variables its stack needs (e.g. a short CSRF TTL).
     pub core_env: &'static [(&'static str, &'static str)],
+    /// Whether its observations (`ctx.observe`) must agree across backends:
+    /// a `parity::<id>` trial compares them once every backend has run.
+    pub parity: bool,
     /// The scenario itself.
     pub run: ScenarioFn,
 }

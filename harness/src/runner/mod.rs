@@ -4,6 +4,7 @@
 pub mod catalogue;
 pub mod events;
 pub mod outcome;
+pub mod parity;
 pub mod run;
 pub mod selftest;
 pub mod signals;

@@ -120,12 +120,24 @@ impl Engine {
     ) -> RunReport {
         let started_at = now_rfc3339();
         let started = Instant::now();
+        let order: Vec<String> = trials.iter().map(Trial::name).collect();
+        let mut parity_scenarios: Vec<super::catalogue::Scenario> = Vec::new();
+        for t in &trials {
+            if t.scenario.parity && !parity_scenarios.iter().any(|s| s.id == t.scenario.id) {
+                parity_scenarios.push(t.scenario.clone());
+            }
+        }
+        // Only scenarios selected on every backend (two or more) get judged.
+        let backends = self.config.backends.len();
+        parity_scenarios.retain(|s| {
+            backends >= 2 && trials.iter().filter(|t| t.scenario.id == s.id).count() == backends
+        });
+        let parity_count = parity_scenarios.len();
         events(Event::RunStarted {
             run_id: self.run_id.clone(),
-            total: trials.len(),
+            total: trials.len() + parity_count,
             jobs: self.config.jobs,
         });
-        let order: Vec<String> = trials.iter().map(Trial::name).collect();
         let mut results: Vec<ScenarioResult> = futures::stream::iter(trials)
             .map(|t| async move {
                 if cancel.is_cancelled() {
@@ -138,6 +150,23 @@ impl Engine {
             .collect()
             .await;
         results.sort_by_key(|r| order.iter().position(|n| *n == r.name));
+        // Parity is judged once every backend of a scenario has run; an
+        // interrupted run judges nothing.
+        if !cancel.is_cancelled() {
+            for scenario in &parity_scenarios {
+                let ran: Vec<&ScenarioResult> = results
+                    .iter()
+                    .filter(|r| r.scenario == scenario.id)
+                    .collect();
+                if ran.len() == self.config.backends.len() {
+                    let parity = super::parity::compare(scenario, &ran);
+                    events(Event::TrialFinished {
+                        result: Box::new(parity.clone()),
+                    });
+                    results.push(parity);
+                }
+            }
+        }
         let report = RunReport {
             run_id: self.run_id.clone(),
             started_at,

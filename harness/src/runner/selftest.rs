@@ -21,6 +21,7 @@ pub fn scenarios() -> Vec<Scenario> {
             claim: "A broken expectation is a failed trial: exit 1, a JUnit failure.",
             fixture: "lab",
             core_env: &[],
+            parity: false,
             run: |ctx| Box::pin(fails(ctx)),
         },
         Scenario {
@@ -29,6 +30,7 @@ pub fn scenarios() -> Vec<Scenario> {
             claim: "A scenario that panics mid-run is reported as errored and leaves nothing behind.",
             fixture: "lab",
             core_env: &[],
+            parity: false,
             run: |ctx| Box::pin(panics(ctx)),
         },
         Scenario {
@@ -37,6 +39,7 @@ pub fn scenarios() -> Vec<Scenario> {
             claim: "A run interrupted by Ctrl-C leaves no process, directory or database behind.",
             fixture: "lab",
             core_env: &[],
+            parity: false,
             run: |ctx| Box::pin(hangs(ctx)),
         },
     ]

@@ -48,6 +48,7 @@ impl Engine {
             steps: Vec::new(),
             core_log: String::new(),
             adapter_logs: Vec::new(),
+            observations: Vec::new(),
         };
         let spec = StackSpec {
             name: name.clone(),
@@ -180,6 +181,7 @@ impl Engine {
         events: &EventSink,
     ) -> ScenarioResult {
         result.steps = journal.steps();
+        result.observations = journal.observations();
         result.core_log = self.secrets.redact(&result.core_log);
         result.verdict = match result.verdict {
             Verdict::Passed => Verdict::Passed,
