@@ -11,17 +11,17 @@ RUN cargo build --release --locked -p awg-mcp \
  && install -D -s target/release/awg-mcp /out/awg-mcp
 
 FROM debian:bookworm-slim
-RUN useradd --system --uid 10001 --user-group --home-dir /nonexistent --no-create-home mcp
+RUN groupadd --system --gid 10001 mcp \
+ && useradd --system --uid 10001 --gid mcp --home-dir /nonexistent --no-create-home mcp
 COPY --from=build /out/awg-mcp /usr/local/bin/awg-mcp
 
 LABEL org.opencontainers.image.title="awg-mcp" \
       org.opencontainers.image.description="MCP adapter for agent work grants on one fixed Core origin" \
       org.opencontainers.image.licenses="Apache-2.0"
 
-# stdio by default (`docker run -i`). For Streamable HTTP set
-# AWG_TRANSPORT=http and AWG_ALLOW_REMOTE=true: the container's port is
-# not loopback, so opening it stays an explicit choice.
-ENV AWG_LISTEN=0.0.0.0:8080
+# stdio by default (`docker run -i`). Streamable HTTP on the exposed port
+# needs AWG_TRANSPORT=http AWG_LISTEN=0.0.0.0:8080 AWG_ALLOW_REMOTE=true:
+# leaving loopback stays an explicit choice, so none of it is preset.
 USER mcp
 EXPOSE 8080
 ENTRYPOINT ["/usr/local/bin/awg-mcp"]

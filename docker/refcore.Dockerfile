@@ -11,7 +11,8 @@ RUN cargo build --release --locked -p refcore \
  && install -D -s target/release/refcore /out/refcore
 
 FROM debian:bookworm-slim
-RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home core \
+RUN groupadd --system --gid 10001 core \
+ && useradd --system --uid 10001 --gid core --home-dir /data --no-create-home core \
  && install -d -o core -g core -m 0750 /data
 COPY --from=build /out/refcore /usr/local/bin/refcore
 

@@ -3,7 +3,8 @@
 ARG BASE=grantgate/debian:bookworm
 FROM ${BASE}
 
-RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home core \
+RUN groupadd --system --gid 10001 core \
+ && useradd --system --uid 10001 --gid core --home-dir /data --no-create-home core \
  && install -d -o core -g core -m 0750 /data
 COPY refcore /usr/local/bin/refcore
 
