@@ -117,8 +117,22 @@ fn list(sel: Selection) -> ExitCode {
         sel.backends
     };
     let catalogue = grantgate::scenarios::catalogue();
-    for t in trials(&catalogue, &backends, sel.filter.as_deref()) {
+    let selected = trials(&catalogue, &backends, sel.filter.as_deref());
+    for t in &selected {
         println!("{}\t{}\t{}", t.name(), t.scenario.family, t.scenario.claim);
+    }
+    // A parity trial follows when its scenario runs on every selected
+    // backend, two or more, as `run` judges it.
+    for s in catalogue.iter().filter(|s| s.parity) {
+        let runs = selected.iter().filter(|t| t.scenario.id == s.id).count();
+        if backends.len() >= 2 && runs == backends.len() {
+            println!(
+                "{}\t{}\t{}",
+                grantgate::runner::parity::trial_name(s),
+                grantgate::runner::parity::FAMILY,
+                grantgate::runner::parity::claim(s)
+            );
+        }
     }
     ExitCode::SUCCESS
 }

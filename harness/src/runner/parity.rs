@@ -17,6 +17,17 @@ pub fn trial_name(scenario: &Scenario) -> String {
     format!("{PARITY}::{}", scenario.id)
 }
 
+/// The family of parity results (spec §7.11).
+pub const FAMILY: &str = "11 backend parity";
+
+/// The claim a scenario's parity check proves.
+pub fn claim(scenario: &Scenario) -> String {
+    format!(
+        "`{}` gives the same observable results on every backend.",
+        scenario.id
+    )
+}
+
 /// Compares the observations of `results` (one per backend, in backend
 /// order) and returns the parity result.
 ///
@@ -31,11 +42,8 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         name: trial_name(scenario),
         scenario: scenario.id.to_owned(),
         backend: PARITY.to_owned(),
-        family: "11 backend parity".to_owned(),
-        claim: format!(
-            "`{}` gives the same observable results on every backend.",
-            scenario.id
-        ),
+        family: FAMILY.to_owned(),
+        claim: claim(scenario),
         verdict: Verdict::Passed,
         duration_ms: 0,
         stack_startup_ms: None,
