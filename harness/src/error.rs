@@ -43,6 +43,11 @@ pub enum HarnessError {
         /// What went wrong, with its log tail when there is one.
         message: String,
     },
+    /// The Core started but broke the launch contract (spec §5): it exited,
+    /// never printed its listening line, or never became healthy. This is
+    /// the Core's failure, reported as a failed trial.
+    #[error("the core broke the launch contract (spec §5): {0}")]
+    LaunchContract(String),
     /// A fixture file is not valid.
     #[error("fixture {file}: {message}")]
     Fixture {

@@ -161,3 +161,45 @@ mod reqwest {
         rt.block_on(async { ::reqwest::get(url).await.ok().map(|r| r.status().as_u16()) })
     }
 }
+
+#[test]
+fn a_core_that_breaks_the_launch_contract_fails_the_trial_and_leaves_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let core = tmp.path().join("broken-core");
+    std::fs::write(&core, "#!/bin/sh\necho 'migration 3 failed' >&2\nexit 3\n").unwrap();
+    std::fs::set_permissions(&core, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_grantgate"))
+        .args(["run", "--backend", "sqlite", "--report-dir"])
+        .arg(tmp.path().join("reports"))
+        .arg("--core-bin")
+        .arg(&core)
+        .arg("--adapter-bin")
+        .arg(&binaries().adapter)
+        .env("TMPDIR", tmp.path())
+        .env("GRANTGATE_NO_BUILD", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a Core failure exits 1: {stdout}"
+    );
+    assert!(
+        stdout.contains("FAIL    sqlite::full_lifecycle"),
+        "{stdout}"
+    );
+    let junit = std::fs::read_to_string(report_dir(tmp.path()).join("junit.xml")).unwrap();
+    assert!(junit.contains("launch contract"), "{junit}");
+    assert!(
+        junit.contains("migration 3 failed"),
+        "the Core's own words: {junit}"
+    );
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "reports" && n != "broken-core")
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

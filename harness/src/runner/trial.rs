@@ -67,8 +67,10 @@ impl Engine {
         let stack = match stack {
             Ok(s) => s,
             Err(e) => {
-                result.verdict = Verdict::Errored {
-                    message: self.secrets.redact(&format!("stack did not start: {e}")),
+                let message = self.secrets.redact(&format!("stack did not start: {e}"));
+                result.verdict = match e {
+                    HarnessError::LaunchContract(_) => Verdict::Failed { message },
+                    _ => Verdict::Errored { message },
                 };
                 return self.finish(result, journal, started, events);
             }

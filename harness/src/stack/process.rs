@@ -82,10 +82,13 @@ impl ProcessRuntime {
         )?;
         let base_url = core
             .wait_for_line("core listening on", STARTUP_TIMEOUT)
-            .await?
+            .await
+            .map_err(|e| HarnessError::LaunchContract(e.to_string()))?
             .trim_end_matches('/')
             .to_owned();
-        wait_healthy(&base_url, &core, STARTUP_TIMEOUT).await?;
+        wait_healthy(&base_url, &core, STARTUP_TIMEOUT)
+            .await
+            .map_err(|e| HarnessError::LaunchContract(e.to_string()))?;
         Ok(Stack {
             base_url,
             backend: spec.backend,
