@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
@@ -83,7 +83,10 @@ struct BotInner {
     core_url: String,
     mcp_url: String,
     adapter: Mutex<ManagedChild>,
+    /// The session, kept to close it; calls go through `peer`, so one bot
+    /// can have several calls in flight (race scenarios need that).
     client: Mutex<Option<RunningService<RoleClient, ()>>>,
+    peer: Peer<RoleClient>,
     log: SharedLog,
     pid: Option<i32>,
     journal: Journal,
@@ -146,6 +149,7 @@ impl Bot {
                 log: adapter.log(),
                 pid: adapter.pid(),
                 adapter: Mutex::new(adapter),
+                peer: client.peer().clone(),
                 client: Mutex::new(Some(client)),
                 journal,
             }),
@@ -186,17 +190,13 @@ impl Bot {
             )));
         };
         let started = Instant::now();
-        let result = {
-            let guard = self.inner.client.lock().await;
-            let client = guard
-                .as_ref()
-                .ok_or_else(|| Abort::errored(format!("{} has been stopped", self.login())))?;
-            tokio::time::timeout(
-                CALL_TIMEOUT,
-                client.call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args)),
-            )
-            .await
-        };
+        let result = tokio::time::timeout(
+            CALL_TIMEOUT,
+            self.inner
+                .peer
+                .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args)),
+        )
+        .await;
         let mut record = Exchange {
             actor: self.login().to_owned(),
             kind: "mcp".into(),
