@@ -65,13 +65,25 @@ impl Human {
             .base
             .join(path)
             .map_err(|e| Abort::errored(format!("path {path}: {e}")))?;
-        self.navigate("GET", url, Vec::new()).await
+        self.navigate("GET", url, Vec::new(), &[]).await
     }
 
     /// Submits a form exactly as filled, following redirects.
     pub async fn submit(&self, form: &Form) -> Step<Page> {
-        self.navigate(&form.method, form.action.clone(), form.fields.clone())
+        self.navigate(&form.method, form.action.clone(), form.fields.clone(), &[])
             .await
+    }
+
+    /// Submits a form with extra request headers (e.g. the CSRF token as
+    /// `X-Csrf-Token` instead of a field), from this browser's session.
+    pub async fn submit_with_headers(&self, form: &Form, headers: &[(&str, &str)]) -> Step<Page> {
+        self.navigate(
+            &form.method,
+            form.action.clone(),
+            form.fields.clone(),
+            headers,
+        )
+        .await
     }
 
     /// Logs in through the login form: its own `_csrf`, `user_name` and
@@ -166,6 +178,7 @@ impl Human {
         method: &str,
         mut url: url::Url,
         mut fields: Vec<(String, String)>,
+        headers: &[(&str, &str)],
     ) -> Step<Page> {
         let mut method = method.to_ascii_uppercase();
         let mut redirects = Vec::new();
@@ -187,6 +200,9 @@ impl Human {
             };
             if method != "GET" {
                 req = req.form(&fields);
+            }
+            for (name, value) in headers {
+                req = req.header(*name, *value);
             }
             let request = req
                 .build()
@@ -315,7 +331,16 @@ mod tests {
                     )
                 }),
             )
-            .route("/echo", post(|body: String| async move { body }));
+            .route("/echo", post(|body: String| async move { body }))
+            .route(
+                "/csrf-header",
+                post(|headers: HeaderMap| async move {
+                    let got = headers
+                        .get("x-csrf-token")
+                        .is_some_and(|v| v == "hdr-csrf-987654");
+                    if got { "header seen" } else { "no header" }
+                }),
+            );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -372,5 +397,25 @@ mod tests {
         let page = bob.submit(&form).await.unwrap();
         assert_eq!(page.redirects, vec![(307, "/echo".to_owned())]);
         assert_eq!(page.html, "a=b+c");
+    }
+
+    #[tokio::test]
+    async fn extra_headers_are_sent_and_kept_out_of_the_transcript() {
+        let base = site().await;
+        let secrets = crate::secrets::SecretRegistry::new();
+        let journal = Journal::new(secrets);
+        let carol = Human::new("carol", "irrelevant-pw", &base, journal.clone()).unwrap();
+        let form = Form {
+            method: "POST".into(),
+            action: format!("{base}/csrf-header").parse().unwrap(),
+            fields: vec![],
+        };
+        let page = carol
+            .submit_with_headers(&form, &[("X-Csrf-Token", "hdr-csrf-987654")])
+            .await
+            .unwrap();
+        assert_eq!(page.html, "header seen");
+        let all = serde_json::to_string(&journal.steps()).unwrap();
+        assert!(!all.contains("hdr-csrf-987654"), "{all}");
     }
 }
