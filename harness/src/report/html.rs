@@ -37,6 +37,21 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
         result(&mut h, r);
     }
     h.push_str("</body></html>\n");
+    // One block per line, so that a diff of two reports (or of a snapshot)
+    // is readable. Safe: every text inside is escaped, so these closing
+    // tags only ever occur as markup.
+    for tag in [
+        "</h1>",
+        "</h2>",
+        "</p>",
+        "</table>",
+        "</tr>",
+        "</li>",
+        "</details>",
+        "</pre>",
+    ] {
+        h = h.replace(tag, &format!("{tag}\n"));
+    }
     secrets.redact(&h)
 }
 
@@ -125,6 +140,11 @@ fn result(h: &mut String, r: &ScenarioResult) {
     if let Verdict::Failed { message } | Verdict::Errored { message } = &r.verdict {
         let _ = write!(h, "<pre class=\"{label}\">{}</pre>", esc(message));
     }
+    let _ = write!(
+        h,
+        "<p>reproduce: <code>{}</code></p>",
+        esc(&r.reproduce_command())
+    );
     h.push_str("<ol>");
     for step in &r.steps {
         let _ = write!(h, "<li><strong>{}</strong>", esc(&step.name));

@@ -43,7 +43,12 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
                 .iter()
                 .map(|s| format!("step: {}", s.name))
                 .collect();
-            case.set_system_out(secrets.redact(&format!("{}\n{}", r.claim, steps.join("\n"))));
+            case.set_system_out(secrets.redact(&format!(
+                "{}\nreproduce: {}\n{}",
+                r.claim,
+                r.reproduce_command(),
+                steps.join("\n")
+            )));
             suite.add_test_case(case);
         }
         junit.add_test_suite(suite);

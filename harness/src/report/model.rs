@@ -24,6 +24,21 @@ pub struct RunReport {
     pub results: Vec<ScenarioResult>,
 }
 
+impl ScenarioResult {
+    /// The command that reruns just this trial (both backends for a parity
+    /// result), for a developer reproducing a failure.
+    pub fn reproduce_command(&self) -> String {
+        if self.backend == crate::runner::parity::PARITY {
+            format!("cargo run -p grantgate -- run --filter {}", self.scenario)
+        } else {
+            format!(
+                "cargo run -p grantgate -- run --backend {} --filter {}",
+                self.backend, self.scenario
+            )
+        }
+    }
+}
+
 impl RunReport {
     /// Counts of passed, failed and errored results.
     pub fn counts(&self) -> Counts {
