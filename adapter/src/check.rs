@@ -8,6 +8,8 @@
 
 use serde_json::Value;
 
+use crate::faults::fault;
+
 /// Why a body was refused (a short phrase for the tool error message).
 pub type Reason = String;
 
@@ -114,6 +116,9 @@ pub fn receipt(
     grant_id: i64,
     request_key: &str,
 ) -> Result<(), Reason> {
+    if fault!(AdapterPublishesInconsistentReceipt) {
+        return Ok(());
+    }
     let grant_value = field(body, "grant")?;
     grant_is(grant_value, expect, grant_id)?;
     let submission = field(body, "submission")?;

@@ -26,6 +26,19 @@ pub enum ConfigError {
     /// The credential environment variables contradict each other.
     #[error("credential environment: {0}")]
     Credentials(String),
+    /// `AWG_FAULT` is set, but a default build has no faults.
+    #[error(
+        "AWG_FAULT is set but this awg-mcp was built without the `faults` feature, so no fault can be active; unset AWG_FAULT or use a faults build (docs/faults.md)"
+    )]
+    NotAFaultsBuild,
+    /// `AWG_FAULT` names no built-in fault.
+    #[error("AWG_FAULT={name:?} names no built-in fault; valid names: {valid}")]
+    UnknownFault {
+        /// The name given (cut to 60 characters).
+        name: String,
+        /// Every valid name, comma-separated.
+        valid: String,
+    },
     /// The upstream HTTP client could not be built.
     #[error("upstream client: {0}")]
     Client(String),

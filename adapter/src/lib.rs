@@ -12,10 +12,12 @@
 //! - [`upstream`]: the one-request-per-call HTTP client and status mapping.
 //! - [`check`] and [`pagination`]: consistency of native answers and list continuation.
 //! - [`error`]: configuration errors and the bounded tool error.
+//! - [`faults`]: the built-in faults of the harness's self-test (feature `faults`).
 
 pub mod check;
 pub mod config;
 pub mod error;
+pub mod faults;
 pub mod http;
 pub mod pagination;
 pub mod schema;

@@ -23,7 +23,10 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
-    let config = match Config::from_cli(cli, |name| std::env::var(name).ok()) {
+    let fault = std::env::var_os(awg_mcp::faults::ENV).map(|v| v.to_string_lossy().into_owned());
+    let config = match Config::from_cli(cli, |name| std::env::var(name).ok())
+        .and_then(|config| awg_mcp::faults::init(fault.as_deref()).map(|()| config))
+    {
         Ok(config) => config,
         Err(error) => {
             eprintln!("awg-mcp: error: {error}");

@@ -20,6 +20,7 @@ use rmcp::{
 use crate::{
     config::{Credential, is_header_token},
     error::ConfigError,
+    faults::fault,
     tools::{self, CredentialProblem, Ctx},
     upstream::Upstream,
 };
@@ -53,6 +54,11 @@ impl AdapterServer {
             .extensions
             .get::<http::request::Parts>()
             .and_then(|parts| parts.headers.get(http::header::AUTHORIZATION));
+        if fault!(AdapterForwardsWrongCredential)
+            && let Some(process) = &self.credential
+        {
+            return Ok(process.clone());
+        }
         if let Some(header) = header {
             let token = header
                 .to_str()

@@ -16,6 +16,7 @@ use url::Url;
 use crate::{
     config::{CoreOrigin, Credential},
     error::{ConfigError, ErrorCode, ToolError},
+    faults::fault,
 };
 
 /// Upper bound on an upstream body the adapter will read (a whole grant list page fits easily).
@@ -129,7 +130,11 @@ impl Upstream {
     /// Builds the client: no redirects, no retries, no proxy, the given timeout.
     pub fn new(origin: CoreOrigin, timeout: Duration) -> Result<Self, ConfigError> {
         let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
+            .redirect(if fault!(AdapterFollowsRedirect) {
+                reqwest::redirect::Policy::limited(5)
+            } else {
+                reqwest::redirect::Policy::none()
+            })
             .retry(reqwest::retry::never())
             .no_proxy()
             .timeout(timeout)
@@ -188,7 +193,14 @@ impl Upstream {
             request = request.json(body);
         }
         let started = std::time::Instant::now();
-        let response = match request.send().await {
+        let spare = fault!(AdapterRetriesPost)
+            .then(|| request.try_clone())
+            .flatten();
+        let mut sent = request.send().await;
+        if let (Err(_), Some(spare)) = (&sent, spare) {
+            sent = spare.send().await;
+        }
+        let response = match sent {
             Ok(response) => response,
             Err(error) => {
                 let why = if error.is_timeout() {
@@ -203,6 +215,14 @@ impl Upstream {
         let status = response.status();
         tracing::info!(%method, %path, status = status.as_u16(), elapsed_ms = started.elapsed().as_millis() as u64, "upstream answered");
         if let Some((_, code, message)) = NATIVE.iter().find(|(s, _, _)| *s == status.as_u16()) {
+            if fault!(AdapterEchoesUpstreamBody) {
+                let text = response.text().await.unwrap_or_default();
+                return Err(ToolError::new(
+                    *code,
+                    Some(status.as_u16()),
+                    format!("{message}: {text}"),
+                ));
+            }
             return Err(ToolError::new(*code, Some(status.as_u16()), *message));
         }
         if !expected.contains(&status.as_u16()) {

@@ -9,6 +9,7 @@ use rmcp::model::JsonObject;
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::faults::fault;
 
 /// The only accepted `proposal_schema`.
 pub const PROPOSAL_SCHEMA: &str = "agent_work_grant.v1";
@@ -139,6 +140,10 @@ impl<'a> Args<'a> {
 
     /// A required request key: a canonical lowercase UUIDv4, never invented here.
     pub fn request_key(&self) -> Result<String, ToolError> {
+        #[cfg(feature = "faults")]
+        if fault!(AdapterInventsRequestKey) && self.get("request_key").is_none() {
+            return Ok(crate::faults::invented_key());
+        }
         let key = string("request_key", self.required("request_key")?)?;
         if !is_uuid_v4(key) {
             return Err(ToolError::invalid(
@@ -186,8 +191,11 @@ impl Proposal {
 }
 
 fn positive(name: &str, value: &Value) -> Result<i64, ToolError> {
-    match value.as_i64() {
-        Some(n) if n >= 1 && value.is_i64() => Ok(n),
+    let lenient = fault!(AdapterAcceptsStringIds)
+        .then(|| value.as_str().and_then(|s| s.parse::<i64>().ok()))
+        .flatten();
+    match value.as_i64().filter(|_| value.is_i64()).or(lenient) {
+        Some(n) if n >= 1 => Ok(n),
         _ => Err(ToolError::invalid(
             name,
             format!(

@@ -62,6 +62,25 @@ pub enum StartError {
     Admin(String),
 }
 
+/// Why `CORE_FAULT` stops the start (see [`crate::faults`]).
+#[derive(Debug, thiserror::Error)]
+pub enum FaultError {
+    /// A default build has no faults, so a set `CORE_FAULT` would mislead.
+    #[error(
+        "CORE_FAULT is set but this refcore was built without the `faults` feature, so no fault \
+         can be active; unset CORE_FAULT or use a faults build (docs/faults.md)"
+    )]
+    NotAFaultsBuild,
+    /// The name is not in the catalogue of faults.
+    #[error("CORE_FAULT={name:?} names no built-in fault; valid names: {valid}")]
+    Unknown {
+        /// The name given (cut to 60 characters).
+        name: String,
+        /// Every valid name, comma-separated.
+        valid: String,
+    },
+}
+
 /// The classification of a failed request, shared by API and browser.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {

@@ -10,6 +10,7 @@
 //! - [`domain`]: the contract's rules, shared by both backends.
 //! - [`db`]: every SQL statement, over the sqlx `Any` driver.
 //! - [`error`]: how failures become 4xx/5xx answers without leaking internals.
+//! - [`faults`]: the built-in faults of the harness's self-test (feature `faults`).
 
 pub mod api;
 pub mod app;
@@ -19,6 +20,7 @@ pub mod db;
 pub mod domain;
 pub mod error;
 pub mod extract;
+pub mod faults;
 pub mod server;
 pub mod service;
 pub mod state;

@@ -16,6 +16,8 @@ async fn main() -> anyhow::Result<()> {
         )
         .init();
     let config = refcore::Config::from_env().context("refcore configuration")?;
+    let fault = std::env::var_os(refcore::faults::ENV).map(|v| v.to_string_lossy().into_owned());
+    refcore::faults::init(fault.as_deref(), config.backend).context("refcore faults")?;
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
     let stop = async move {

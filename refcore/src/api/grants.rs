@@ -13,6 +13,7 @@ use crate::domain::submission::GrantSubmissionJson;
 use crate::domain::validate;
 use crate::error::AppError;
 use crate::extract::{ApiPath, JsonBody, Params, path_id};
+use crate::faults::fault;
 use crate::service::agent::{self, SubmitOutcome, SubmitRequest};
 use crate::state::AppState;
 
@@ -50,13 +51,21 @@ pub async fn grants_list(
     let limit = params.positive("limit")?.unwrap_or(agent::DEFAULT_LIMIT);
     let result = agent::list(&state.db, &caller, &states, page, limit).await?;
     let keep: Vec<(&str, &str)> = state_param.map(|s| ("state", s)).into_iter().collect();
-    let headers = pagination::headers(
+    let link_limit = if fault!(ClampWithoutContinuation) {
+        limit
+    } else {
+        result.limit
+    };
+    let mut headers = pagination::headers(
         &format!("{}/api/v1/agent-work-grants", state.public_url),
         &keep,
         page,
-        result.limit,
+        link_limit,
         result.total,
     );
+    if fault!(TotalCountWrong) {
+        headers.insert("x-total-count", result.grants.len().into());
+    }
     Ok((headers, Json(result.grants)).into_response())
 }
 
@@ -89,7 +98,7 @@ pub async fn grants_confirm(
     ApiPath((owner, repo, id)): ApiPath<(String, String, String)>,
     body: JsonBody,
 ) -> Result<Json<GrantJson>, AppError> {
-    caller.require(WRITE)?;
+    caller.require(if fault!(ScopeUnchecked) { READ } else { WRITE })?;
     let body: ConfirmBody = body.parse()?;
     let id = path_id(&id)?;
     let triple = Triple {
@@ -121,7 +130,7 @@ pub async fn grants_submit(
     ApiPath((owner, repo, id)): ApiPath<(String, String, String)>,
     body: JsonBody,
 ) -> Result<Response, AppError> {
-    caller.require(WRITE)?;
+    caller.require(if fault!(ScopeUnchecked) { READ } else { WRITE })?;
     let body: SubmitBody = body.parse()?;
     validate::request_key(&body.request_key)?;
     validate::title(&body.title)?;
@@ -140,6 +149,7 @@ pub async fn grants_submit(
     let (outcome, json) = agent::submit(&state, &caller, &owner, &repo, id, &request).await?;
     let status = match outcome {
         SubmitOutcome::Created => StatusCode::CREATED,
+        SubmitOutcome::Replayed if fault!(ReplayAnswers201) => StatusCode::CREATED,
         SubmitOutcome::Replayed => StatusCode::OK,
     };
     Ok((status, Json(json)).into_response())

@@ -2,12 +2,19 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 
+use crate::faults::fault;
+
 /// Headers for page `page` of `total` items at `limit` per page; `path` is
 /// the absolute URL of the list and `keep` the query parameters to repeat.
 pub fn headers(path: &str, keep: &[(&str, &str)], page: i64, limit: i64, total: i64) -> HeaderMap {
     let mut map = HeaderMap::new();
     map.insert("x-total-count", HeaderValue::from(total));
-    let last = ((total + limit - 1) / limit).max(1);
+    let last = if fault!(LinkWrong) {
+        total / limit
+    } else {
+        (total + limit - 1) / limit
+    }
+    .max(1);
     let url = |p: i64| {
         let mut query = url::form_urlencoded::Serializer::new(String::new());
         for (k, v) in keep {
@@ -26,7 +33,9 @@ pub fn headers(path: &str, keep: &[(&str, &str)], page: i64, limit: i64, total: 
     }
     links.push(format!("<{}>; rel=\"first\"", url(1)));
     links.push(format!("<{}>; rel=\"last\"", url(last)));
-    if let Ok(value) = HeaderValue::from_str(&links.join(", ")) {
+    if let Ok(value) = HeaderValue::from_str(&links.join(", "))
+        && !fault!(LinkMissing)
+    {
         map.insert("link", value);
     }
     map

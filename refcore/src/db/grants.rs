@@ -6,6 +6,7 @@ use sqlx::{AnyConnection, Row};
 
 use crate::domain::grant::{Grant, GrantState};
 use crate::domain::json::UserRef;
+use crate::faults::fault;
 
 const GRANT_SELECT: &str = "SELECT g.id, g.repo_id, o.login AS repo_owner, r.name AS repo_name, \
      g.agent_id, a.login AS agent_login, g.prepared_by, p.login AS prepared_login, \
@@ -127,6 +128,16 @@ pub async fn by_id(
 const AGENT_VISIBLE: &str = "g.agent_id = $1 AND (r.private = 0 OR r.owner_id = $1 OR $2 = 1 \
      OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = $1))";
 
+/// [`AGENT_VISIBLE`], or only the agent test under `list-shows-invisible-grants`
+/// (`$2` stays referenced so both backends accept the same binds).
+fn agent_visible() -> &'static str {
+    if fault!(ListShowsInvisibleGrants) {
+        "g.agent_id = $1 AND $2 IN (0, 1)"
+    } else {
+        AGENT_VISIBLE
+    }
+}
+
 fn state_filter(states: &[GrantState]) -> String {
     let names: Vec<String> = states.iter().map(|s| format!("'{}'", s.as_str())).collect();
     format!("g.state IN ({})", names.join(", "))
@@ -142,7 +153,8 @@ pub async fn agent_page(
     limit: i64,
 ) -> Result<Vec<Grant>, sqlx::Error> {
     let rows = sqlx::query(&format!(
-        "{GRANT_SELECT} WHERE {AGENT_VISIBLE} AND {} ORDER BY g.id ASC LIMIT $3 OFFSET $4",
+        "{GRANT_SELECT} WHERE {} AND {} ORDER BY g.id ASC LIMIT $3 OFFSET $4",
+        agent_visible(),
         state_filter(states)
     ))
     .bind(agent_id)
@@ -163,7 +175,8 @@ pub async fn agent_count(
 ) -> Result<i64, sqlx::Error> {
     let row = sqlx::query(&format!(
         "SELECT COUNT(*) AS n FROM agent_work_grants g JOIN repositories r ON r.id = g.repo_id \
-         WHERE {AGENT_VISIBLE} AND {}",
+         WHERE {} AND {}",
+        agent_visible(),
         state_filter(states)
     ))
     .bind(agent_id)

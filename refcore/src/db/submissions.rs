@@ -109,3 +109,13 @@ pub async fn insert(conn: &mut AnyConnection, new: &NewSubmission<'_>) -> Result
     .await?;
     Ok(())
 }
+
+/// Deletes the receipts of an Issue: only the `deleted-issue-frees-key`
+/// fault uses it (a real Core keeps receipts forever).
+pub async fn delete_for_issue(conn: &mut AnyConnection, issue_id: i64) -> Result<(), sqlx::Error> {
+    sqlx::query("DELETE FROM agent_work_submissions WHERE issue_id = $1")
+        .bind(issue_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}

@@ -4,6 +4,8 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::faults::fault;
+
 /// The schema name every proposal carries.
 pub const SCHEMA: &str = "agent_work_grant.v1";
 /// The proposal version every proposal carries.
@@ -36,7 +38,11 @@ pub fn proposal_digest(
         repository_id,
         schema: SCHEMA,
         summary,
-        task,
+        task: if fault!(DigestNotBoundToTask) {
+            ""
+        } else {
+            task
+        },
         version: VERSION,
     };
     // Serialising plain integers and strings cannot fail.

@@ -2,6 +2,7 @@
 //! whole: nothing here trims or rewrites, it only accepts or refuses (422).
 
 use crate::error::AppError;
+use crate::faults::fault;
 
 /// Largest Issue body, in bytes (spec §3).
 pub const MAX_BODY_BYTES: usize = 262_144;
@@ -16,7 +17,7 @@ const RESERVED_LOGINS: [&str; 4] = ["api", "user", "assets", "explore"];
 
 /// Refuses NUL, which PostgreSQL cannot store; both backends answer 422.
 pub fn no_nul(field: &str, value: &str) -> Result<(), AppError> {
-    if value.contains('\0') {
+    if value.contains('\0') && !fault!(NulAcceptedOnSqlite) {
         return Err(AppError::invalid(format!("{field} must not contain NUL")));
     }
     Ok(())

@@ -12,6 +12,7 @@ use crate::domain::permission::Permission;
 use crate::domain::submission::{GrantSubmissionJson, Submission};
 use crate::domain::validate;
 use crate::error::AppError;
+use crate::faults::fault;
 use crate::state::AppState;
 
 /// Largest page the list serves; larger requests are clamped.
@@ -32,10 +33,15 @@ async fn agent_grant(
     needed: Permission,
     lock: &str,
 ) -> Result<Grant, AppError> {
-    let (repo, perm) = access::visible_repo(conn, Some(&caller.user), owner, repo).await?;
+    let (repo, perm) = if fault!(AccessLossIgnored) {
+        access::repo_trusting_the_grant(conn, owner, repo).await?
+    } else {
+        access::visible_repo(conn, Some(&caller.user), owner, repo).await?
+    };
     let grant = db::grants::by_id(conn, grant_id, lock)
         .await?
-        .filter(|g| g.repo_id == repo.id && g.agent.id == caller.user.id)
+        .filter(|g| g.repo_id == repo.id)
+        .filter(|g| g.agent.id == caller.user.id || fault!(WrongBotSeesGrant))
         .ok_or(AppError::NotFound)?;
     if perm < needed {
         return Err(AppError::forbidden(
@@ -87,7 +93,12 @@ pub async fn list(
     limit: i64,
 ) -> Result<GrantPage, AppError> {
     let limit = limit.min(MAX_LIMIT);
-    let offset = (page - 1).saturating_mul(limit);
+    let skipped_pages = if fault!(PaginationOffByOne) {
+        page
+    } else {
+        page - 1
+    };
+    let offset = skipped_pages.saturating_mul(limit);
     let mut conn = db.conn().await?;
     let user = &caller.user;
     let total = db::grants::agent_count(&mut conn, user.id, user.is_admin, states).await?;
@@ -189,35 +200,37 @@ pub async fn submit(
         db.for_update(),
     )
     .await?;
-    if grant.state != GrantState::Active {
+    let revoked_passes = fault!(RevokedGrantAcceptsSubmit) && grant.state == GrantState::Revoked;
+    if grant.state != GrantState::Active && !revoked_passes {
         return Err(AppError::conflict(format!(
             "grant is {}, only an active grant accepts submissions",
             grant.state.as_str()
         )));
     }
     request.triple.check_against(&grant.digest)?;
+    let now = db::now();
+    let issue = db::issues::NewIssue {
+        repo_id: grant.repo_id,
+        poster_id: caller.user.id,
+        title: &request.title,
+        body: &request.body,
+        grant: Some((grant.id, &request.request_key)),
+        now: &now,
+    };
     if let Some(existing) = db::submissions::find(&mut tx, grant.id, &request.request_key).await? {
-        if existing.title != request.title || existing.body != request.body {
+        let changed = existing.title != request.title || existing.body != request.body;
+        if changed && !fault!(ChangedPayloadAccepted) {
             return Err(AppError::conflict(
                 "request_key was already used with a different payload",
             ));
         }
+        if fault!(ReplayCreatesSecondIssue) {
+            db::issues::insert(&mut tx, &issue).await?;
+        }
         tx.commit().await?;
         return Ok((SubmitOutcome::Replayed, pair(&grant, &existing)));
     }
-    let now = db::now();
-    let (issue_id, index) = db::issues::insert(
-        &mut tx,
-        &db::issues::NewIssue {
-            repo_id: grant.repo_id,
-            poster_id: caller.user.id,
-            title: &request.title,
-            body: &request.body,
-            grant: Some((grant.id, &request.request_key)),
-            now: &now,
-        },
-    )
-    .await?;
+    let (issue_id, index) = db::issues::insert(&mut tx, &issue).await?;
     let html_url = state.issue_url(&grant.repo_owner, &grant.repo_name, index);
     let inserted = db::submissions::insert(
         &mut tx,

@@ -2,10 +2,12 @@
 
 use super::access;
 use crate::db::{self, issues::IssueRow, users::UserRow};
+use crate::domain::grant::GrantState;
 use crate::domain::json::{IssueGrantJson, IssueJson, IssueRepoJson, UserRef};
 use crate::domain::permission::Permission;
 use crate::domain::validate;
 use crate::error::AppError;
+use crate::faults::fault;
 use crate::state::AppState;
 
 /// The Issue JSON of a row.
@@ -49,6 +51,11 @@ pub async fn create(
     validate::body(body)?;
     let mut tx = state.db.begin_write().await?;
     let repo = access::repo_with(&mut tx, Some(user), owner, repo, Permission::Write).await?;
+    let marker = if fault!(AttributionOnOrdinaryIssues) {
+        held_grant(&mut tx, user, repo.id).await?
+    } else {
+        None
+    };
     let (id, _) = db::issues::insert(
         &mut tx,
         &db::issues::NewIssue {
@@ -56,7 +63,7 @@ pub async fn create(
             poster_id: user.id,
             title,
             body,
-            grant: None,
+            grant: marker.as_ref().map(|(id, key)| (*id, key.as_str())),
             now: &db::now(),
         },
     )
@@ -66,6 +73,21 @@ pub async fn create(
         .ok_or_else(|| AppError::Internal("issue vanished in its transaction".into()))?;
     tx.commit().await?;
     Ok(to_json(state, &issue))
+}
+
+/// The poster's first active grant in the repository and a fresh key: only
+/// the `attribution-on-ordinary-issues` fault uses it.
+async fn held_grant(
+    conn: &mut sqlx::AnyConnection,
+    user: &UserRow,
+    repo_id: i64,
+) -> Result<Option<(i64, String)>, AppError> {
+    let active = [GrantState::Active];
+    let grants = db::grants::agent_page(conn, user.id, user.is_admin, &active, 0, 50).await?;
+    Ok(grants
+        .into_iter()
+        .find(|g| g.repo_id == repo_id)
+        .map(|g| (g.id, uuid::Uuid::new_v4().to_string())))
 }
 
 /// Reads Issue `index` of a repository visible to `user`.
@@ -115,6 +137,9 @@ pub async fn delete(
         .await?
         .ok_or(AppError::NotFound)?;
     db::issues::delete(&mut tx, issue.id).await?;
+    if fault!(DeletedIssueFreesKey) {
+        db::submissions::delete_for_issue(&mut tx, issue.id).await?;
+    }
     tx.commit().await?;
     Ok(())
 }

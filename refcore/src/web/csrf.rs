@@ -7,6 +7,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::faults::fault;
+
 type HmacSha256 = Hmac<Sha256>;
 
 /// Seconds since the Unix epoch.
@@ -21,7 +23,9 @@ fn mac(key: &[u8], session_id: &str, issued: i64) -> HmacSha256 {
     // HMAC accepts keys of any length; this cannot fail.
     let mut mac = HmacSha256::new_from_slice(key).expect("hmac accepts any key length");
     mac.update(b"refcore-csrf\0");
-    mac.update(session_id.as_bytes());
+    if !fault!(CsrfNotSessionBound) {
+        mac.update(session_id.as_bytes());
+    }
     mac.update(b"\0");
     mac.update(issued.to_string().as_bytes());
     mac

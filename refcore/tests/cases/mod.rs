@@ -6,6 +6,7 @@ mod auth;
 mod bad_input;
 mod browser;
 mod concurrency;
+mod faults;
 mod grants;
 mod lifecycle;
 mod meta;
@@ -21,7 +22,7 @@ macro_rules! trial {
 
 /// Every trial, named `family::test`.
 pub fn all() -> Vec<(&'static str, TestFn)> {
-    let list: Vec<(&'static str, TestFn)> = vec![
+    let mut list: Vec<(&'static str, TestFn)> = vec![
         trial!(meta::version_and_health),
         trial!(meta::openapi_every_operation_is_routed),
         trial!(meta::unknown_api_routes_are_json),
@@ -51,6 +52,16 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(concurrency::twenty_identical_submissions),
         trial!(concurrency::twenty_approvals),
     ];
+    #[cfg(not(feature = "faults"))]
+    list.push(trial!(faults::default_build_refuses_a_fault));
+    #[cfg(feature = "faults")]
+    list.extend([
+        trial!(faults::unknown_fault_is_refused),
+        trial!(faults::replay_answers_201),
+        trial!(faults::nul_accepted_on_sqlite_only),
+        trial!(faults::stale_revision_accepted),
+        trial!(faults::list_shows_invisible_grants),
+    ]);
     list.into_iter()
         .map(|(name, f)| (name.trim_start_matches("cases::"), f))
         .collect()

@@ -30,8 +30,17 @@ impl Env {
     /// Starts a refcore for `backend` on a fresh database and mints the
     /// admin token with Basic auth, as the harness does.
     pub async fn start(backend: Backend, pg: Option<Arc<PgCluster>>) -> Result<Env, String> {
+        Self::start_with(backend, pg, &[]).await
+    }
+
+    /// Like [`Env::start`], with `extra` environment for the Core (a fault).
+    pub async fn start_with(
+        backend: Backend,
+        pg: Option<Arc<PgCluster>>,
+        extra: &[(&str, &str)],
+    ) -> Result<Env, String> {
         let place = core::fresh_database(backend, pg.as_deref()).await?;
-        let core = core::start(backend, &place.url, &[])?;
+        let core = core::start(backend, &place.url, extra)?;
         let api = Api::new(&core.url);
         let minted = api
             .post(

@@ -1,0 +1,180 @@
+//! Built-in faults for the harness's self-test (issue #7, `docs/faults.md`).
+//!
+//! A faults build (`--features faults`) reads `AWG_FAULT` once at start and
+//! then breaks exactly one rule of spec §6, on purpose, so the harness can
+//! prove its catalogue catches that broken adapter. Each hook is a
+//! [`fault!`] test at the very place the real rule lives.
+//!
+//! A default build has no fault names at all: every `fault!(..)` is the
+//! constant `false`, and a set `AWG_FAULT` refuses to start, so nobody
+//! believes a fault is active when it is not.
+
+use crate::error::ConfigError;
+
+/// The variable that selects a fault.
+pub const ENV: &str = "AWG_FAULT";
+
+/// `fault!(Name)`: whether the fault `Name` is active in this process.
+#[cfg(feature = "faults")]
+macro_rules! fault {
+    ($name:ident) => {
+        $crate::faults::active($crate::faults::Fault::$name)
+    };
+}
+
+/// `fault!(Name)`: always `false` in a default build.
+#[cfg(not(feature = "faults"))]
+macro_rules! fault {
+    ($name:ident) => {
+        false
+    };
+}
+
+pub(crate) use fault;
+
+#[cfg(feature = "faults")]
+pub use catalogue::{Fault, active, invented_key};
+
+/// Reads `raw` (the value of `AWG_FAULT`; empty counts as unset) once, at
+/// start. A faults build activates the named fault, or refuses an unknown
+/// name listing the valid ones; a default build refuses any name.
+pub fn init(raw: Option<&str>) -> Result<(), ConfigError> {
+    let Some(name) = raw.filter(|n| !n.is_empty()) else {
+        return Ok(());
+    };
+    #[cfg(feature = "faults")]
+    {
+        catalogue::activate(name)
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        let _ = name;
+        Err(ConfigError::NotAFaultsBuild)
+    }
+}
+
+#[cfg(feature = "faults")]
+mod catalogue {
+    use std::hash::{BuildHasher, RandomState};
+    use std::sync::OnceLock;
+
+    use crate::error::ConfigError;
+
+    /// Every fault; `docs/faults.md` says which catalogue line catches each.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Fault {
+        /// The upstream client follows redirects (to any origin).
+        AdapterFollowsRedirect,
+        /// A request whose response is lost is sent a second time.
+        AdapterRetriesPost,
+        /// A native refusal's message carries the upstream body.
+        AdapterEchoesUpstreamBody,
+        /// IDs and `page` given as decimal strings are accepted.
+        AdapterAcceptsStringIds,
+        /// A missing `request_key` is replaced by a fresh UUIDv4.
+        AdapterInventsRequestKey,
+        /// Over HTTP the process credential wins over the request's bearer.
+        AdapterForwardsWrongCredential,
+        /// Submit and readback publish a receipt without the consistency check.
+        AdapterPublishesInconsistentReceipt,
+    }
+
+    /// Every fault with its `AWG_FAULT` name.
+    pub const ALL: [(Fault, &str); 7] = [
+        (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
+        (Fault::AdapterRetriesPost, "adapter-retries-post"),
+        (
+            Fault::AdapterEchoesUpstreamBody,
+            "adapter-echoes-upstream-body",
+        ),
+        (Fault::AdapterAcceptsStringIds, "adapter-accepts-string-ids"),
+        (
+            Fault::AdapterInventsRequestKey,
+            "adapter-invents-request-key",
+        ),
+        (
+            Fault::AdapterForwardsWrongCredential,
+            "adapter-forwards-wrong-credential",
+        ),
+        (
+            Fault::AdapterPublishesInconsistentReceipt,
+            "adapter-publishes-inconsistent-receipt",
+        ),
+    ];
+
+    static ACTIVE: OnceLock<Fault> = OnceLock::new();
+
+    /// Whether `fault` is the active one.
+    pub fn active(fault: Fault) -> bool {
+        ACTIVE.get() == Some(&fault)
+    }
+
+    pub(super) fn parse(name: &str) -> Result<Fault, ConfigError> {
+        ALL.iter()
+            .find(|(_, n)| *n == name)
+            .map(|(f, _)| *f)
+            .ok_or_else(|| ConfigError::UnknownFault {
+                name: name.chars().take(60).collect(),
+                valid: ALL.map(|(_, n)| n).join(", "),
+            })
+    }
+
+    pub(super) fn activate(name: &str) -> Result<(), ConfigError> {
+        let _ = ACTIVE.set(parse(name)?);
+        tracing::warn!(
+            fault = name,
+            "built-in fault ACTIVE: this adapter breaks the contract on purpose"
+        );
+        Ok(())
+    }
+
+    /// A fresh canonical UUIDv4 (for `adapter-invents-request-key`), from the
+    /// standard library's randomly keyed hasher: no extra dependency.
+    pub fn invented_key() -> String {
+        let random = |n: u64| RandomState::new().hash_one(n);
+        let hex = format!("{:016x}{:016x}", random(1), random(2));
+        let (a, b, c, d, e) = (
+            &hex[0..8],
+            &hex[8..12],
+            &hex[13..16],
+            &hex[17..20],
+            &hex[20..32],
+        );
+        format!("{a}-{b}-4{c}-a{d}-{e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unset_or_empty_is_no_fault() {
+        assert!(init(None).is_ok());
+        assert!(init(Some("")).is_ok());
+    }
+
+    #[cfg(not(feature = "faults"))]
+    #[test]
+    fn a_default_build_refuses_any_name() {
+        let err = init(Some("adapter-retries-post")).unwrap_err();
+        assert!(
+            err.to_string().contains("without the `faults` feature"),
+            "{err}"
+        );
+    }
+
+    #[cfg(feature = "faults")]
+    #[test]
+    fn names_parse_back_and_invented_keys_are_canonical() {
+        for (fault, name) in catalogue::ALL {
+            assert_eq!(catalogue::parse(name).unwrap(), fault);
+            assert!(name.starts_with("adapter-"), "{name}");
+        }
+        let err = catalogue::parse("adapter-retries").unwrap_err().to_string();
+        assert!(err.contains("adapter-retries-post"), "{err}");
+        let (one, two) = (invented_key(), invented_key());
+        assert!(crate::validate::is_uuid_v4(&one), "{one}");
+        assert_ne!(one, two);
+    }
+}

@@ -1,0 +1,223 @@
+//! Built-in faults for the harness's self-test (issue #7, `docs/faults.md`).
+//!
+//! A faults build (`--features faults`) reads `CORE_FAULT` once at start and
+//! then breaks exactly one rule of the contract, on purpose, so the harness
+//! can prove its catalogue catches that broken release. Each hook is a
+//! [`fault!`] test at the very place the real rule lives.
+//!
+//! A default build has no fault names at all: every `fault!(..)` is the
+//! constant `false`, and a set `CORE_FAULT` refuses to start, so nobody
+//! believes a fault is active when it is not.
+
+use crate::config::Backend;
+use crate::error::FaultError;
+
+/// The variable that selects a fault.
+pub const ENV: &str = "CORE_FAULT";
+
+/// `fault!(Name)`: whether the fault `Name` is active in this process.
+#[cfg(feature = "faults")]
+macro_rules! fault {
+    ($name:ident) => {
+        $crate::faults::active($crate::faults::Fault::$name)
+    };
+}
+
+/// `fault!(Name)`: always `false` in a default build.
+#[cfg(not(feature = "faults"))]
+macro_rules! fault {
+    ($name:ident) => {
+        false
+    };
+}
+
+pub(crate) use fault;
+
+#[cfg(feature = "faults")]
+pub use catalogue::{Fault, active};
+
+/// Reads `raw` (the value of `CORE_FAULT`; empty counts as unset) once, at
+/// start. A faults build activates the named fault, or refuses an unknown
+/// name listing the valid ones; a default build refuses any name.
+pub fn init(raw: Option<&str>, backend: Backend) -> Result<(), FaultError> {
+    let Some(name) = raw.filter(|n| !n.is_empty()) else {
+        return Ok(());
+    };
+    #[cfg(feature = "faults")]
+    {
+        catalogue::activate(name, backend)
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        let _ = (name, backend);
+        Err(FaultError::NotAFaultsBuild)
+    }
+}
+
+#[cfg(feature = "faults")]
+mod catalogue {
+    use std::sync::OnceLock;
+
+    use crate::config::Backend;
+    use crate::error::FaultError;
+
+    /// Every fault; `docs/faults.md` says which catalogue line catches each.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Fault {
+        /// The grant list treats `page` as 0-based: page 1 skips a page.
+        PaginationOffByOne,
+        /// Paged lists send no `Link` header.
+        LinkMissing,
+        /// `Link`'s `last` rounds down, so a partial last page gets no `next`.
+        LinkWrong,
+        /// A clamped grant list computes `Link` from the requested limit.
+        ClampWithoutContinuation,
+        /// The grant list's `X-Total-Count` counts this page only.
+        TotalCountWrong,
+        /// An identical replay answers 201 instead of 200.
+        ReplayAnswers201,
+        /// An identical replay creates a second Issue (answer still 200).
+        ReplayCreatesSecondIssue,
+        /// Same key with another title or body answers the stored receipt.
+        ChangedPayloadAccepted,
+        /// Deleting an Issue deletes its receipt, so the key is free again.
+        DeletedIssueFreesKey,
+        /// Submit accepts a revoked grant.
+        RevokedGrantAcceptsSubmit,
+        /// Grant routes serve any reader of the repository, not only the agent.
+        WrongBotSeesGrant,
+        /// Confirm and submit need only `read:repository`, not `write:issue`.
+        ScopeUnchecked,
+        /// Browser POSTs skip the `_csrf` check.
+        CsrfUnchecked,
+        /// `_csrf` tokens are not bound to their session.
+        CsrfNotSessionBound,
+        /// Approve/withdraw ignore a stale `state_revision`.
+        StaleRevisionAccepted,
+        /// The proposal digest leaves the task out.
+        DigestNotBoundToTask,
+        /// Ordinary Issues of a bot with an active grant get its marker.
+        AttributionOnOrdinaryIssues,
+        /// Grant routes skip the bot's current permission on the repository.
+        AccessLossIgnored,
+        /// The grant list skips the can-still-read filter.
+        ListShowsInvisibleGrants,
+        /// NUL passes validation when the backend is SQLite (which stores it).
+        NulAcceptedOnSqlite,
+    }
+
+    /// Every fault with its `CORE_FAULT` name.
+    pub const ALL: [(Fault, &str); 20] = [
+        (Fault::PaginationOffByOne, "pagination-off-by-one"),
+        (Fault::LinkMissing, "link-missing"),
+        (Fault::LinkWrong, "link-wrong"),
+        (
+            Fault::ClampWithoutContinuation,
+            "clamp-without-continuation",
+        ),
+        (Fault::TotalCountWrong, "total-count-wrong"),
+        (Fault::ReplayAnswers201, "replay-answers-201"),
+        (
+            Fault::ReplayCreatesSecondIssue,
+            "replay-creates-second-issue",
+        ),
+        (Fault::ChangedPayloadAccepted, "changed-payload-accepted"),
+        (Fault::DeletedIssueFreesKey, "deleted-issue-frees-key"),
+        (
+            Fault::RevokedGrantAcceptsSubmit,
+            "revoked-grant-accepts-submit",
+        ),
+        (Fault::WrongBotSeesGrant, "wrong-bot-sees-grant"),
+        (Fault::ScopeUnchecked, "scope-unchecked"),
+        (Fault::CsrfUnchecked, "csrf-unchecked"),
+        (Fault::CsrfNotSessionBound, "csrf-not-session-bound"),
+        (Fault::StaleRevisionAccepted, "stale-revision-accepted"),
+        (Fault::DigestNotBoundToTask, "digest-not-bound-to-task"),
+        (
+            Fault::AttributionOnOrdinaryIssues,
+            "attribution-on-ordinary-issues",
+        ),
+        (Fault::AccessLossIgnored, "access-loss-ignored"),
+        (
+            Fault::ListShowsInvisibleGrants,
+            "list-shows-invisible-grants",
+        ),
+        (Fault::NulAcceptedOnSqlite, "nul-accepted-on-sqlite"),
+    ];
+
+    static ACTIVE: OnceLock<Fault> = OnceLock::new();
+
+    /// Whether `fault` is the active one.
+    pub fn active(fault: Fault) -> bool {
+        ACTIVE.get() == Some(&fault)
+    }
+
+    pub(super) fn parse(name: &str) -> Result<Fault, FaultError> {
+        ALL.iter()
+            .find(|(_, n)| *n == name)
+            .map(|(f, _)| *f)
+            .ok_or_else(|| FaultError::Unknown {
+                name: name.chars().take(60).collect(),
+                valid: ALL.map(|(_, n)| n).join(", "),
+            })
+    }
+
+    pub(super) fn activate(name: &str, backend: Backend) -> Result<(), FaultError> {
+        let fault = parse(name)?;
+        // The NUL fault models a check that only ran where PostgreSQL would
+        // have failed anyway: on PostgreSQL it stays inactive.
+        if fault == Fault::NulAcceptedOnSqlite && backend != Backend::Sqlite {
+            tracing::warn!(
+                fault = name,
+                "built-in fault selected, inactive on this backend"
+            );
+            return Ok(());
+        }
+        let _ = ACTIVE.set(fault);
+        tracing::warn!(
+            fault = name,
+            "built-in fault ACTIVE: this Core breaks the contract on purpose"
+        );
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unset_or_empty_is_no_fault() {
+        assert!(init(None, Backend::Sqlite).is_ok());
+        assert!(init(Some(""), Backend::Sqlite).is_ok());
+    }
+
+    #[cfg(not(feature = "faults"))]
+    #[test]
+    fn a_default_build_refuses_any_name() {
+        let err = init(Some("replay-answers-201"), Backend::Sqlite).unwrap_err();
+        assert!(
+            err.to_string().contains("without the `faults` feature"),
+            "{err}"
+        );
+    }
+
+    #[cfg(feature = "faults")]
+    #[test]
+    fn names_are_unique_kebab_case_and_parse_back() {
+        for (fault, name) in catalogue::ALL {
+            assert_eq!(catalogue::parse(name).unwrap(), fault);
+            assert!(
+                name.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            );
+        }
+        let err = catalogue::parse("replay-answers-202")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("replay-answers-201") && err.contains("nul-accepted-on-sqlite"),
+            "{err}"
+        );
+    }
+}
