@@ -5,7 +5,24 @@ use serde_json::json;
 use crate::actors::grant::expected_digest;
 use crate::actors::{Proposal, Submission};
 use crate::ctx::Ctx;
+use crate::runner::catalogue::Scenario;
 use crate::runner::outcome::Outcome;
+
+/// This family's scenarios, in catalogue order.
+pub fn scenarios() -> Vec<Scenario> {
+    vec![Scenario {
+        id: "full_lifecycle",
+        family: "3 full lifecycle",
+        claim: "A grant prepared and approved through the browser, confirmed with the exact proposal \
+                triple and submitted through the adapter, creates exactly one Issue whose full body, \
+                poster and grant marker read back identically through the adapter, the native API \
+                and the HTML page.",
+        fixture: "lab",
+        core_env: &[],
+        parity: true,
+        run: |ctx| Box::pin(full_lifecycle(ctx)),
+    }]
+}
 
 /// Task text with the characters that break careless code: quotes, angle
 /// brackets, an ampersand, a tab, non-ASCII, an emoji and a trailing space.

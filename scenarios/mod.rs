@@ -3,29 +3,40 @@
 //! [`catalogue()`](crate::scenarios::catalogue) with the spec §7 family it
 //! belongs to. Every scenario runs on every backend, on a fresh stack.
 //!
-//! To add one: write `pub async fn name(ctx: &mut Ctx) -> Outcome` in the
-//! family's file, then add a
-//! [`Scenario`](crate::runner::catalogue::Scenario) line below.
+//! One file per family of spec §7. To add a scenario: write
+//! `pub async fn name(ctx: &mut Ctx) -> Outcome` in the family's file and add
+//! its [`Scenario`](crate::runner::catalogue::Scenario) entry to that file's
+//! `scenarios()`.
 
+pub mod access_loss;
+pub mod adapter_faults;
+pub mod boundaries;
+pub mod browser;
 pub mod flows;
 pub mod lifecycle;
+pub mod pagination;
+pub mod privilege;
+pub mod replay;
+pub mod tombstones;
+pub mod withdrawal;
 
 use crate::runner::catalogue::Scenario;
 
-/// Every scenario, in the order reports list them.
+/// Every scenario, in the order of spec §7 (backend parity, line 11, is the
+/// engine's `parity::` trial over every scenario marked `parity`).
 pub fn catalogue() -> Vec<Scenario> {
-    let mut all = vec![Scenario {
-        id: "full_lifecycle",
-        family: "3 full lifecycle",
-        claim: "A grant prepared and approved through the browser, confirmed with the exact proposal \
-                triple and submitted through the adapter, creates exactly one Issue whose full body, \
-                poster and grant marker read back identically through the adapter, the native API \
-                and the HTML page.",
-        fixture: "lab",
-        core_env: &[],
-        parity: true,
-        run: |ctx| Box::pin(lifecycle::full_lifecycle(ctx)),
-    }];
-    all.extend(crate::runner::selftest::scenarios());
-    all
+    [
+        browser::scenarios(),
+        pagination::scenarios(),
+        lifecycle::scenarios(),
+        replay::scenarios(),
+        tombstones::scenarios(),
+        withdrawal::scenarios(),
+        boundaries::scenarios(),
+        access_loss::scenarios(),
+        adapter_faults::scenarios(),
+        privilege::scenarios(),
+        crate::runner::selftest::scenarios(),
+    ]
+    .concat()
 }

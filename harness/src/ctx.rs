@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::actors::bot::{Bot, ToolReply};
 use crate::actors::human::Human;
+use crate::actors::native::NativeClient;
 use crate::actors::setup::SetupClient;
 use crate::fixtures::Applied;
 use crate::journal::Journal;
@@ -124,13 +125,31 @@ impl Ctx {
     /// The bot with this login holding a freshly minted token with exactly
     /// `scopes` (for missing-scope scenarios).
     pub async fn bot_with_scopes(&mut self, login: &str, scopes: &[&str]) -> Step<Bot> {
-        let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
-        let token = self
-            .setup
-            .mint_token(login, "grantgate-narrow", &scopes)
-            .await?;
+        let token = self.mint_token(login, scopes).await?;
         let url = self.base_url.clone();
         self.start_bot(login, &token, &url).await
+    }
+
+    /// The bot's direct line to the native API with its fixture token, to see
+    /// exactly what the Core answers (statuses, `Link`, `X-Total-Count`).
+    pub fn native(&self, login: &str) -> Step<NativeClient> {
+        let token = self.token(login)?;
+        NativeClient::new(login, &token, &self.base_url, self.journal.clone())
+    }
+
+    /// The bot's direct line to the native API with a freshly minted token
+    /// holding exactly `scopes`.
+    pub async fn native_with_scopes(&self, login: &str, scopes: &[&str]) -> Step<NativeClient> {
+        let token = self.mint_token(login, scopes).await?;
+        NativeClient::new(login, &token, &self.base_url, self.journal.clone())
+    }
+
+    /// Mints a token for `login` with exactly `scopes`. Token names are unique
+    /// per user on a Forgejo-like Core, so each gets a fresh one.
+    async fn mint_token(&self, login: &str, scopes: &[&str]) -> Step<String> {
+        let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
+        let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
+        self.setup.mint_token(login, &name, &scopes).await
     }
 
     /// The fault proxy in front of the Core, started on first use. A shared

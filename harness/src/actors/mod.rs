@@ -5,11 +5,13 @@ pub mod bot;
 pub mod grant;
 pub mod http;
 pub mod human;
+pub mod native;
 pub mod page;
 pub mod setup;
 
 pub use bot::{Bot, ToolReply};
 pub use grant::{GrantRef, Proposal, Submission};
 pub use human::{Human, IssueView};
+pub use native::NativeClient;
 pub use page::{Form, Page};
 pub use setup::SetupClient;
