@@ -26,6 +26,12 @@ pub struct RunConfig {
     pub postgres_url: Option<String>,
     /// Keep the stack of a failed trial running and say how to reach it.
     pub keep: bool,
+    /// Extra environment for every Core stack of the run, after each
+    /// scenario's own `core_env` (a key set in both takes this value).
+    pub core_env: Vec<(String, String)>,
+    /// Extra environment for every adapter child, added to the cleared
+    /// environment (`PATH`, `AWG_TOKEN`, `RUST_LOG`); nothing else reaches it.
+    pub adapter_env: Vec<(String, String)>,
 }
 
 impl RunConfig {
@@ -42,6 +48,8 @@ impl RunConfig {
                 report_dir: PathBuf::from("reports"),
                 postgres_url: None,
                 keep: false,
+                core_env: Vec::new(),
+                adapter_env: Vec::new(),
             },
         }
     }
@@ -52,6 +60,18 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
+}
+
+/// Parses one `KEY=VALUE` of `--core-env` / `--adapter-env`. The key must be
+/// a non-empty name without `=` or NUL; the value may be empty.
+pub fn parse_env_pair(text: &str) -> std::result::Result<(String, String), String> {
+    let (key, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` is not KEY=VALUE"))?;
+    if key.is_empty() || key.contains('\0') || value.contains('\0') {
+        return Err(format!("`{text}` is not KEY=VALUE with a non-empty key"));
+    }
+    Ok((key.to_owned(), value.to_owned()))
 }
 
 /// Builds a [`RunConfig`].
@@ -111,8 +131,37 @@ impl RunConfigBuilder {
         self
     }
 
+    /// `--core-env KEY=VALUE`, repeated.
+    pub fn core_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.config.core_env = env;
+        self
+    }
+
+    /// `--adapter-env KEY=VALUE`, repeated.
+    pub fn adapter_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.config.adapter_env = env;
+        self
+    }
+
     /// The finished configuration.
     pub fn build(self) -> RunConfig {
         self.config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_pairs_split_at_the_first_equals_sign() {
+        assert_eq!(
+            parse_env_pair("CORE_FAULT=replay-answers-201"),
+            Ok(("CORE_FAULT".into(), "replay-answers-201".into()))
+        );
+        assert_eq!(parse_env_pair("A=b=c"), Ok(("A".into(), "b=c".into())));
+        assert_eq!(parse_env_pair("EMPTY="), Ok(("EMPTY".into(), String::new())));
+        assert!(parse_env_pair("NOVALUE").is_err());
+        assert!(parse_env_pair("=x").is_err());
     }
 }

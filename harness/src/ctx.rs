@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::actors::bot::{Bot, ToolReply};
+use crate::actors::bot::{AdapterSettings, Bot, ToolReply};
 use crate::actors::human::Human;
 use crate::actors::native::NativeClient;
 use crate::actors::setup::SetupClient;
@@ -32,6 +32,7 @@ pub struct Ctx {
     bots: Vec<Bot>,
     proxy: Option<Arc<FaultProxy>>,
     adapter_bin: PathBuf,
+    adapter_env: Vec<(String, String)>,
     dir: PathBuf,
 }
 
@@ -56,8 +57,16 @@ impl Ctx {
             bots: Vec::new(),
             proxy: None,
             adapter_bin,
+            adapter_env: Vec::new(),
             dir,
         }
+    }
+
+    /// Extra environment for every adapter this context starts (the run's
+    /// `--adapter-env`).
+    pub(crate) fn with_adapter_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.adapter_env = env;
+        self
     }
 
     /// The backend this scenario runs on.
@@ -120,6 +129,19 @@ impl Ctx {
         let token = self.token(login)?;
         let url = self.proxy().await?.url();
         self.start_bot(login, &token, &url).await
+    }
+
+    /// The bot with this login, its adapter reaching the Core through the
+    /// fault proxy and giving up on an upstream request after `timeout`
+    /// (`--upstream-timeout-ms`), for timeout scenarios that must stay fast.
+    pub async fn bot_via_proxy_with_timeout(
+        &mut self,
+        login: &str,
+        timeout: std::time::Duration,
+    ) -> Step<Bot> {
+        let token = self.token(login)?;
+        let url = self.proxy().await?.url();
+        self.launch_bot(login, &token, &url, Some(timeout)).await
     }
 
     /// The bot with this login holding a freshly minted token with exactly
@@ -242,12 +264,27 @@ impl Ctx {
     }
 
     async fn start_bot(&mut self, login: &str, token: &str, core_url: &str) -> Step<Bot> {
+        self.launch_bot(login, token, core_url, None).await
+    }
+
+    async fn launch_bot(
+        &mut self,
+        login: &str,
+        token: &str,
+        core_url: &str,
+        upstream_timeout: Option<std::time::Duration>,
+    ) -> Step<Bot> {
+        let settings = AdapterSettings {
+            env: self.adapter_env.clone(),
+            upstream_timeout,
+        };
         let bot = Bot::start(
             login,
             token,
             core_url,
             &self.adapter_bin,
             &self.dir,
+            &settings,
             self.journal.clone(),
         )
         .await?;

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use grantgate::config::{RunConfig, default_jobs};
+use grantgate::config::{RunConfig, default_jobs, parse_env_pair};
 use grantgate::error::HarnessError;
 use grantgate::runner::Engine;
 use grantgate::runner::catalogue::trials;
@@ -69,6 +69,14 @@ struct RunArgs {
     /// Keep the stack of a failed trial running and print how to reach it.
     #[arg(long)]
     keep: bool,
+    /// Extra environment for every Core stack (repeatable), merged over each
+    /// scenario's own, e.g. `--core-env CORE_FAULT=replay-answers-201`.
+    #[arg(long = "core-env", value_name = "KEY=VALUE", value_parser = parse_env_pair)]
+    core_env: Vec<(String, String)>,
+    /// Extra environment for every adapter child (repeatable), e.g.
+    /// `--adapter-env AWG_FAULT=adapter-retries-post`.
+    #[arg(long = "adapter-env", value_name = "KEY=VALUE", value_parser = parse_env_pair)]
+    adapter_env: Vec<(String, String)>,
 }
 
 fn main() -> ExitCode {
@@ -147,6 +155,8 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .report_dir(args.report_dir)
         .postgres_url(args.postgres_url)
         .keep(args.keep)
+        .core_env(args.core_env)
+        .adapter_env(args.adapter_env)
         .build();
     let report_root = config.report_dir.clone();
     // Signals are caught before anything starts: from here on, Ctrl-C or a

@@ -72,6 +72,16 @@ impl ToolReply {
     }
 }
 
+/// How a bot's adapter is started beyond its token and Core URL.
+#[derive(Debug, Clone, Default)]
+pub struct AdapterSettings {
+    /// Extra environment (the run's `--adapter-env`), added to the cleared
+    /// environment; nothing else is inherited.
+    pub env: Vec<(String, String)>,
+    /// `--upstream-timeout-ms`; `None` keeps the adapter's default.
+    pub upstream_timeout: Option<Duration>,
+}
+
 /// A running bot. Cloning shares the same adapter and session.
 #[derive(Clone)]
 pub struct Bot {
@@ -101,6 +111,7 @@ impl Bot {
         core_url: &str,
         adapter_bin: &Path,
         dir: &Path,
+        settings: &AdapterSettings,
         journal: Journal,
     ) -> Result<Bot> {
         let mut env = vec![
@@ -111,7 +122,8 @@ impl Bot {
             "RUST_LOG".to_owned(),
             std::env::var("GRANTGATE_ADAPTER_LOG").unwrap_or_else(|_| "info".into()),
         ));
-        let args: Vec<String> = [
+        env.extend(settings.env.iter().cloned());
+        let mut args: Vec<String> = [
             "--core-url",
             core_url,
             "--transport",
@@ -122,6 +134,10 @@ impl Bot {
         .iter()
         .map(|s| s.to_string())
         .collect();
+        if let Some(timeout) = settings.upstream_timeout {
+            args.push("--upstream-timeout-ms".into());
+            args.push(timeout.as_millis().max(1).to_string());
+        }
         let mut adapter = ManagedChild::spawn(
             &format!("awg-mcp of {login}"),
             adapter_bin,

@@ -53,12 +53,7 @@ impl Engine {
         let spec = StackSpec {
             name: name.clone(),
             backend: trial.backend,
-            extra_env: trial
-                .scenario
-                .core_env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            extra_env: merged_env(trial.scenario.core_env, &self.config.core_env),
         };
         let stack = tokio::select! {
             _ = cancel.cancelled() => Err(HarnessError::Interrupted),
@@ -91,6 +86,7 @@ impl Engine {
         let base_url = stack.base_url.clone();
         let admin = stack.admin.clone();
         let adapter_bin = self.binaries.adapter.clone();
+        let adapter_env = self.config.adapter_env.clone();
         let backend = trial.backend;
         let task_journal = journal.clone();
         // The scenario runs in a task of its own: a panic inside it ends that
@@ -110,7 +106,8 @@ impl Engine {
                 Err(abort) => return (Err(abort), None, Vec::new()),
             };
             let core_version = version["version"].as_str().map(str::to_owned);
-            let mut ctx = Ctx::new(backend, base_url, journal, setup, applied, adapter_bin, dir);
+            let mut ctx = Ctx::new(backend, base_url, journal, setup, applied, adapter_bin, dir)
+                .with_adapter_env(adapter_env);
             let outcome = scenario(&mut ctx).await;
             let (_, logs) = ctx.finish().await;
             (outcome, core_version, logs)
@@ -202,6 +199,18 @@ impl Engine {
     }
 }
 
+/// A scenario's `core_env` with the run's `--core-env` over it: a key set in
+/// both keeps the run's value, once.
+fn merged_env(scenario: &[(&str, &str)], run: &[(String, String)]) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = scenario
+        .iter()
+        .filter(|(k, _)| !run.iter().any(|(rk, _)| rk == k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    env.extend(run.iter().cloned());
+    env
+}
+
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
@@ -209,5 +218,27 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
         s.clone()
     } else {
         "non-text panic payload".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runs_core_env_is_added_to_the_scenarios_and_wins_on_a_shared_key() {
+        let run = vec![
+            ("CORE_FAULT".to_owned(), "link-missing".to_owned()),
+            ("B".to_owned(), "run".to_owned()),
+        ];
+        assert_eq!(
+            merged_env(&[("A", "1"), ("B", "scenario")], &run),
+            vec![
+                ("A".to_owned(), "1".to_owned()),
+                ("CORE_FAULT".to_owned(), "link-missing".to_owned()),
+                ("B".to_owned(), "run".to_owned()),
+            ]
+        );
+        assert_eq!(merged_env(&[("A", "1")], &[]), vec![("A".into(), "1".into())]);
     }
 }
