@@ -160,7 +160,10 @@ mod tests {
             Ok(("CORE_FAULT".into(), "replay-answers-201".into()))
         );
         assert_eq!(parse_env_pair("A=b=c"), Ok(("A".into(), "b=c".into())));
-        assert_eq!(parse_env_pair("EMPTY="), Ok(("EMPTY".into(), String::new())));
+        assert_eq!(
+            parse_env_pair("EMPTY="),
+            Ok(("EMPTY".into(), String::new()))
+        );
         assert!(parse_env_pair("NOVALUE").is_err());
         assert!(parse_env_pair("=x").is_err());
     }

@@ -239,6 +239,9 @@ mod tests {
                 ("B".to_owned(), "run".to_owned()),
             ]
         );
-        assert_eq!(merged_env(&[("A", "1")], &[]), vec![("A".into(), "1".into())]);
+        assert_eq!(
+            merged_env(&[("A", "1")], &[]),
+            vec![("A".into(), "1".into())]
+        );
     }
 }
