@@ -37,9 +37,34 @@ pub enum Fault {
     Status(u16),
     /// Do not forward; answer `302 Found` with this `Location`.
     Redirect(String),
+    /// Do not forward; answer exactly this (any status, such as another
+    /// redirect or an error whose body and headers carry a marker).
+    Respond(Canned),
     /// Forward, then hold the answer back this long before sending it, so
     /// that a client with a shorter timeout gives up.
     Delay(Duration),
+}
+
+/// A canned answer for [`Fault::Respond`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Canned {
+    /// The status.
+    pub status: u16,
+    /// Headers, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body.
+    pub body: Bytes,
+}
+
+impl Canned {
+    /// A redirect with `status` (301, 302, 303, 307, 308) to `location`.
+    pub fn redirect(status: u16, location: &str) -> Self {
+        Canned {
+            status,
+            headers: vec![("location".into(), location.to_owned())],
+            body: Bytes::new(),
+        }
+    }
 }
 
 /// The body [`Fault::MalformedJson`] sends: JSON that stops mid-object.
@@ -247,6 +272,15 @@ impl Forward {
                 .body(Body::empty())
                 .expect("a valid redirect"));
         }
+        if let Fault::Respond(canned) = &fault {
+            let mut builder = http::Response::builder().status(canned.status);
+            for (name, value) in &canned.headers {
+                builder = builder.header(name, value);
+            }
+            return Ok(builder
+                .body(Body::from(canned.body.clone()))
+                .unwrap_or_else(|_| http::Response::new(Body::empty())));
+        }
         let (status, headers, body) = match self.send(parts, body).await {
             Ok(answer) => answer,
             Err(message) => {
@@ -259,7 +293,7 @@ impl Forward {
             }
         };
         let (status, body) = match fault {
-            Fault::Pass | Fault::Redirect(_) => (status, body),
+            Fault::Pass | Fault::Redirect(_) | Fault::Respond(_) => (status, body),
             Fault::DropResponse => return Err(Dropped),
             Fault::MalformedJson => (status, Bytes::from_static(MALFORMED_JSON.as_bytes())),
             Fault::ReplaceBody(bytes) => (status, bytes),

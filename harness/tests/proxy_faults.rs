@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::{get, post};
-use grantgate::proxy::{Fault, FaultProxy, MALFORMED_JSON};
+use grantgate::proxy::{Canned, Fault, FaultProxy, MALFORMED_JSON};
 
 /// A loopback upstream answering JSON, counting the requests that reach it.
 async fn upstream() -> (String, Arc<AtomicUsize>) {
@@ -217,4 +217,39 @@ async fn every_request_is_captured_whole_even_when_not_forwarded() {
     assert!(captured[0].contains(b"abc-captured-123"));
     assert!(captured[0].contains(b"body-captured-456"));
     assert!(!captured[0].contains(b"never-sent"));
+}
+
+#[tokio::test]
+async fn respond_answers_the_canned_status_headers_and_body_without_reaching_the_upstream() {
+    let (up, hits) = upstream().await;
+    let proxy = FaultProxy::start(&up).await.unwrap();
+    proxy.inject(
+        "POST",
+        "/api/v1/things/*/issues",
+        Fault::Respond(Canned::redirect(308, "/elsewhere")),
+    );
+    proxy.inject(
+        "POST",
+        "/api/v1/things/*/issues",
+        Fault::Respond(Canned {
+            status: 409,
+            headers: vec![("x-marker".into(), "m1".into())],
+            body: "{\"message\":\"m1\"}".into(),
+        }),
+    );
+    let send = || {
+        client()
+            .post(format!("{}/api/v1/things/3/issues", proxy.url()))
+            .body("{}")
+            .send()
+    };
+    let first = send().await.unwrap();
+    assert_eq!(first.status(), 308);
+    assert_eq!(first.headers()["location"], "/elsewhere");
+    let second = send().await.unwrap();
+    assert_eq!(second.status(), 409);
+    assert_eq!(second.headers()["x-marker"], "m1");
+    assert_eq!(second.text().await.unwrap(), "{\"message\":\"m1\"}");
+    assert_eq!(hits.load(Ordering::SeqCst), 0);
+    assert_eq!(proxy.count("POST", "/api/v1/things/*/issues"), 2);
 }
