@@ -144,6 +144,76 @@ impl Ctx {
         self.launch_bot(login, &token, &url, Some(timeout)).await
     }
 
+    /// An adapter, through the fault proxy, whose process holds the token of
+    /// `process_login` while every MCP request carries `caller`'s token as its
+    /// bearer (spec §6: over HTTP the request's bearer wins). The bot is
+    /// `caller`'s.
+    pub async fn bot_with_process_token_of(
+        &mut self,
+        caller: &str,
+        process_login: &str,
+    ) -> Step<Bot> {
+        let bearer = self.token(caller)?;
+        let process_token = self.token(process_login)?;
+        let url = self.proxy().await?.url();
+        let settings = AdapterSettings {
+            env: self.adapter_env.clone(),
+            upstream_timeout: None,
+            caller_bearer: Some(bearer),
+        };
+        let bot = Bot::start(
+            caller,
+            &process_token,
+            &url,
+            &self.adapter_bin,
+            &self.dir,
+            &settings,
+            self.journal.clone(),
+        )
+        .await?;
+        self.bots.push(bot.clone());
+        Ok(bot)
+    }
+
+    /// True when `haystack` holds the fixture token of any bot other than
+    /// `login`: privilege-separation checks on an adapter's environment,
+    /// arguments and traffic, without handing any token out.
+    pub fn token_of_other_bots_in(&self, login: &str, haystack: &[u8]) -> bool {
+        self.applied
+            .tokens
+            .iter()
+            .filter(|(l, _)| l.as_str() != login)
+            .any(|(_, t)| contains_bytes(haystack, t.as_bytes()))
+    }
+
+    /// True when `haystack` holds `login`'s own fixture token.
+    pub fn own_token_in(&self, login: &str, haystack: &[u8]) -> bool {
+        self.applied
+            .tokens
+            .get(login)
+            .is_some_and(|t| contains_bytes(haystack, t.as_bytes()))
+    }
+
+    /// True when `value` is exactly the `Authorization` an adapter sends for
+    /// `login`'s fixture token: `token T`.
+    pub fn is_token_authorization_of(&self, login: &str, value: &[u8]) -> bool {
+        self.applied
+            .tokens
+            .get(login)
+            .is_some_and(|t| value == format!("token {t}").as_bytes())
+    }
+
+    /// True when `haystack` holds any secret registered in the run other
+    /// than `login`'s own fixture token: the setup token, the admin password,
+    /// the Core's `CORE_SECRET_KEY`, passwords, other tokens.
+    pub fn secret_other_than_own_token_in(&self, login: &str, haystack: &[u8]) -> bool {
+        let mut rest = haystack.to_vec();
+        if let Some(own) = self.applied.tokens.get(login) {
+            rest = replace_bytes(&rest, own.as_bytes(), b"<own token>");
+        }
+        self.journal.secrets().occurrences(&rest) > 0
+    }
+
     /// The bot with this login holding a freshly minted token with exactly
     /// `scopes` (for missing-scope scenarios).
     pub async fn bot_with_scopes(&mut self, login: &str, scopes: &[&str]) -> Step<Bot> {
@@ -277,6 +347,7 @@ impl Ctx {
         let settings = AdapterSettings {
             env: self.adapter_env.clone(),
             upstream_timeout,
+            caller_bearer: None,
         };
         let bot = Bot::start(
             login,
@@ -304,6 +375,25 @@ impl Ctx {
         }
         (self.journal.steps(), logs)
     }
+}
+
+fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn replace_bytes(haystack: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(haystack.len());
+    let mut i = 0;
+    while i < haystack.len() {
+        if !needle.is_empty() && haystack[i..].starts_with(needle) {
+            out.extend_from_slice(with);
+            i += needle.len();
+        } else {
+            out.push(haystack[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Makes a JSON value comparable across stacks: every `*_at` timestamp

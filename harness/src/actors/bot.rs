@@ -72,14 +72,18 @@ impl ToolReply {
     }
 }
 
-/// How a bot's adapter is started beyond its token and Core URL.
-#[derive(Debug, Clone, Default)]
+/// How a bot's adapter is started beyond its token and Core URL. No
+/// `Debug`: it may hold a credential.
+#[derive(Clone, Default)]
 pub struct AdapterSettings {
     /// Extra environment (the run's `--adapter-env`), added to the cleared
     /// environment; nothing else is inherited.
     pub env: Vec<(String, String)>,
     /// `--upstream-timeout-ms`; `None` keeps the adapter's default.
     pub upstream_timeout: Option<Duration>,
+    /// A bearer the MCP client sends on every request (spec §6: over HTTP
+    /// it wins over the process credential); `None` sends none.
+    pub caller_bearer: Option<String>,
 }
 
 /// A running bot. Cloning shares the same adapter and session.
@@ -148,9 +152,11 @@ impl Bot {
         let mcp_url = adapter
             .wait_for_line("awg-mcp listening on", ADAPTER_STARTUP)
             .await?;
-        let transport = StreamableHttpClientTransport::from_config(
-            StreamableHttpClientTransportConfig::with_uri(mcp_url.clone()),
-        );
+        let mut config = StreamableHttpClientTransportConfig::with_uri(mcp_url.clone());
+        if let Some(bearer) = &settings.caller_bearer {
+            config = config.auth_header(bearer.clone());
+        }
+        let transport = StreamableHttpClientTransport::from_config(config);
         let client = ().serve(transport).await.map_err(|e| {
             HarnessError::process(
                 format!("awg-mcp of {login}"),
