@@ -116,6 +116,56 @@ impl Ctx {
         Human::new(login, password, &self.base_url, self.journal.clone())
     }
 
+    /// A browser in a bot's hands, holding the bot's own login and fixture
+    /// password: to prove that a bot never signs in through the login form
+    /// (spec §1, §4). Nothing is signed in until the scenario tries.
+    pub fn bot_browser(&self, login: &str) -> Step<Human> {
+        let password = self
+            .applied
+            .bot_passwords
+            .get(login)
+            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
+        Human::new(login, password, &self.base_url, self.journal.clone())
+    }
+
+    /// Every `Authorization` value with which the bot's credentials reach the
+    /// native API (spec §1): `token T`, `Bearer T`, Basic `login:token` and
+    /// Basic `login:password`. For proving that the browser surface ignores
+    /// them; transcripts drop `Authorization` and the values are registered
+    /// secrets, so they never reach a report.
+    pub fn bot_authorization_headers(&self, login: &str) -> Step<Vec<String>> {
+        let token = self.token(login)?;
+        let password = self
+            .applied
+            .bot_passwords
+            .get(login)
+            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
+        // reqwest encodes Basic credentials exactly as a client would.
+        let basic = |secret: &str| -> Step<String> {
+            let request = reqwest::Client::new()
+                .get(&self.base_url)
+                .basic_auth(login, Some(secret))
+                .build()
+                .map_err(|e| Abort::errored(format!("basic credential for {login}: {e}")))?;
+            let value = request
+                .headers()
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| Abort::errored("reqwest set no Basic authorization"))?;
+            if let Some(encoded) = value.strip_prefix("Basic ") {
+                self.journal.secrets().register(encoded);
+            }
+            Ok(value)
+        };
+        Ok(vec![
+            format!("token {token}"),
+            format!("Bearer {token}"),
+            basic(&token)?,
+            basic(password)?,
+        ])
+    }
+
     /// The bot with this login, running its own adapter against the Core.
     pub async fn bot(&mut self, login: &str) -> Step<Bot> {
         let token = self.token(login)?;

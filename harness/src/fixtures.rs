@@ -84,6 +84,9 @@ pub struct Applied {
     pub tokens: BTreeMap<String, String>,
     /// Scopes per bot login, for minting more tokens later.
     pub scopes: BTreeMap<String, Vec<String>>,
+    /// Password per bot login: bots have one (the API accepts Basic
+    /// `login:password`), and scenarios prove it never signs in a browser.
+    pub bot_passwords: BTreeMap<String, String>,
 }
 
 impl Fixture {
@@ -126,6 +129,7 @@ impl Fixture {
                 .await?;
             applied.tokens.insert(b.login.clone(), token);
             applied.scopes.insert(b.login.clone(), b.scopes.clone());
+            applied.bot_passwords.insert(b.login.clone(), password);
         }
         for r in &self.repositories {
             setup.create_repo(&r.owner, &r.name, r.private).await?;

@@ -96,6 +96,25 @@ impl Human {
         self.submit(&form).await
     }
 
+    /// The login form, filled in with this human's login and password but
+    /// not submitted: to tamper with before [`submit`](Self::submit) (a login
+    /// without its `_csrf`, a bot trying to sign in).
+    pub async fn login_form(&self) -> Step<Form> {
+        let page = self.open("/user/login").await?;
+        let mut form = page.form("form:has(input[name=\"user_name\"])")?;
+        form.set("user_name", &self.login)
+            .set("password", &self.password.clone());
+        Ok(form)
+    }
+
+    /// The absolute URL of `path` on this browser's Core (for a hand-built
+    /// [`Form`], e.g. a GET with extra headers).
+    pub fn url(&self, path: &str) -> Step<url::Url> {
+        self.base
+            .join(path)
+            .map_err(|e| Abort::errored(format!("path {path}: {e}")))
+    }
+
     /// Prepares a grant through the "new grant" form of `owner/repo` and
     /// returns it, read off the URL the browser lands on.
     pub async fn prepare_grant(
