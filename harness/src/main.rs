@@ -32,7 +32,8 @@ struct Cli {
 enum Command {
     /// Run the catalogue: every selected scenario on every selected backend.
     Run(RunArgs),
-    /// List the trials (`backend::scenario`) and their claims.
+    /// List the scenarios by catalogue family, with their trials
+    /// (`backend::scenario`) and claims.
     List(Selection),
 }
 
@@ -126,22 +127,20 @@ fn list(sel: Selection) -> ExitCode {
     };
     let catalogue = grantgate::scenarios::catalogue();
     let selected = trials(&catalogue, &backends, sel.filter.as_deref());
-    for t in &selected {
-        println!("{}\t{}\t{}", t.name(), t.scenario.family, t.scenario.claim);
-    }
     // A parity trial follows when its scenario runs on every selected
     // backend, two or more, as `run` judges it.
-    for s in catalogue.iter().filter(|s| s.parity) {
-        let runs = selected.iter().filter(|t| t.scenario.id == s.id).count();
-        if backends.len() >= 2 && runs == backends.len() {
-            println!(
-                "{}\t{}\t{}",
-                grantgate::runner::parity::trial_name(s),
-                grantgate::runner::parity::FAMILY,
-                grantgate::runner::parity::claim(s)
-            );
-        }
-    }
+    let parity: Vec<&grantgate::runner::catalogue::Scenario> = catalogue
+        .iter()
+        .filter(|s| {
+            s.parity
+                && backends.len() >= 2
+                && selected.iter().filter(|t| t.scenario.id == s.id).count() == backends.len()
+        })
+        .collect();
+    print!(
+        "{}",
+        grantgate::runner::catalogue::listing(&catalogue, &selected, &parity)
+    );
     ExitCode::SUCCESS
 }
 

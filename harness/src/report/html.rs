@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::model::{Exchange, RunReport, ScenarioResult};
+use super::model::{Comparison, Exchange, RunReport, ScenarioResult};
 use crate::runner::outcome::Verdict;
 use crate::secrets::SecretRegistry;
 
@@ -33,8 +33,13 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
     );
     environment(&mut h, report);
     matrix(&mut h, report);
-    for r in &report.results {
-        result(&mut h, r);
+    // Results are grouped as the catalogue groups them: by family, families
+    // in the order they first occur (the catalogue's), parity last.
+    for family in families(report) {
+        let _ = write!(h, "<h2>{}</h2>", esc(family));
+        for r in report.results.iter().filter(|r| r.family == family) {
+            result(&mut h, r);
+        }
     }
     h.push_str("</body></html>\n");
     // One block per line, so that a diff of two reports (or of a snapshot)
@@ -43,6 +48,7 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
     for tag in [
         "</h1>",
         "</h2>",
+        "</h3>",
         "</p>",
         "</table>",
         "</tr>",
@@ -79,15 +85,22 @@ fn environment(h: &mut String, report: &RunReport) {
     h.push_str("</table>");
 }
 
+/// The families of the results, in the order they first occur.
+fn families(report: &RunReport) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for r in &report.results {
+        if !out.contains(&r.family.as_str()) {
+            out.push(&r.family);
+        }
+    }
+    out
+}
+
 fn matrix(h: &mut String, report: &RunReport) {
     let mut backends: Vec<&str> = Vec::new();
-    let mut scenarios: Vec<(&str, &str)> = Vec::new();
     for r in &report.results {
         if !backends.contains(&r.backend.as_str()) {
             backends.push(&r.backend);
-        }
-        if !scenarios.iter().any(|(id, _)| *id == r.scenario) {
-            scenarios.push((&r.scenario, &r.claim));
         }
     }
     h.push_str("<h2>Matrix</h2><table><tr><th>scenario</th><th>claim</th>");
@@ -95,9 +108,39 @@ fn matrix(h: &mut String, report: &RunReport) {
         let _ = write!(h, "<th>{}</th>", esc(b));
     }
     h.push_str("</tr>");
-    for (id, claim) in &scenarios {
+    // Parity is a column of every scenario's own row, not a group of its
+    // own: family 11 compares the other families' scenarios.
+    let parity = crate::runner::parity::PARITY;
+    for family in families(report) {
+        if report
+            .results
+            .iter()
+            .filter(|r| r.family == family)
+            .all(|r| r.backend == parity)
+        {
+            continue;
+        }
+        let _ = write!(
+            h,
+            "<tr><th colspan=\"{}\">{}</th></tr>",
+            backends.len() + 2,
+            esc(family)
+        );
+        let mut scenarios: Vec<(&str, &str)> = Vec::new();
+        for r in report.results.iter().filter(|r| r.family == family) {
+            if !scenarios.iter().any(|(id, _)| *id == r.scenario) {
+                scenarios.push((&r.scenario, &r.claim));
+            }
+        }
+        matrix_rows(h, report, &backends, &scenarios);
+    }
+    h.push_str("</table>");
+}
+
+fn matrix_rows(h: &mut String, report: &RunReport, backends: &[&str], scenarios: &[(&str, &str)]) {
+    for (id, claim) in scenarios {
         let _ = write!(h, "<tr><td>{}</td><td>{}</td>", esc(id), esc(claim));
-        for b in &backends {
+        for b in backends {
             match report
                 .results
                 .iter()
@@ -116,14 +159,13 @@ fn matrix(h: &mut String, report: &RunReport) {
         }
         h.push_str("</tr>");
     }
-    h.push_str("</table>");
 }
 
 fn result(h: &mut String, r: &ScenarioResult) {
     let label = r.verdict.label();
     let _ = write!(
         h,
-        "<h2 id=\"{a}\" class=\"{label}\">{name} — {label}</h2><p><em>{claim}</em></p>\
+        "<h3 id=\"{a}\" class=\"{label}\">{name} — {label}</h3><p><em>{claim}</em></p>\
          <p>family {fam}; {dur} ms; stack start-up {st}; core {cv}; database {dv}</p>",
         a = anchor(&r.name),
         name = esc(&r.name),
@@ -145,6 +187,9 @@ fn result(h: &mut String, r: &ScenarioResult) {
         "<p>reproduce: <code>{}</code></p>",
         esc(&r.reproduce_command())
     );
+    if let Some(c) = &r.comparison {
+        comparison(h, c);
+    }
     h.push_str("<ol>");
     for step in &r.steps {
         let _ = write!(h, "<li><strong>{}</strong>", esc(&step.name));
@@ -182,6 +227,33 @@ fn result(h: &mut String, r: &ScenarioResult) {
             esc(&log.text)
         );
     }
+}
+
+/// A parity result's table: observation → value per backend → agree?
+fn comparison(h: &mut String, c: &Comparison) {
+    h.push_str("<table class=\"comparison\"><tr><th>observation</th>");
+    for b in &c.backends {
+        let _ = write!(h, "<th>{}</th>", esc(b));
+    }
+    h.push_str("<th>agree?</th></tr>");
+    for row in &c.rows {
+        let _ = write!(h, "<tr><td>{}</td>", esc(&row.observation));
+        for v in &row.values {
+            match v {
+                Some(v) => {
+                    let _ = write!(h, "<td><code>{}</code></td>", esc(v));
+                }
+                None => h.push_str("<td>(nothing)</td>"),
+            }
+        }
+        let _ = write!(
+            h,
+            "<td class=\"{c}\">{m}</td></tr>",
+            c = if row.agree { "ok" } else { "bad" },
+            m = if row.agree { "✔ agree" } else { "✘ differ" }
+        );
+    }
+    h.push_str("</table>");
 }
 
 fn exchange(h: &mut String, ex: &Exchange) {
@@ -256,6 +328,25 @@ mod tests {
             )
         );
         assert!(html.contains("<td class=\"errored\">"));
-        assert!(html.contains("1 failed, 1 errored"));
+        assert!(html.contains("2 failed, 1 errored"));
+        assert!(
+            html.contains("<h2>lifecycle</h2>") && html.contains("<h2>11 backend parity</h2>"),
+            "results are grouped by family"
+        );
+        assert!(
+            html.contains("<th>observation</th><th>sqlite</th><th>postgres</th><th>agree?</th>"),
+            "the parity comparison is a table per backend"
+        );
+        assert!(html.contains("<td class=\"bad\">✘ differ</td>"));
+        assert!(
+            html.contains(
+                "<td class=\"failed\"><a href=\"#parity--full-lifecycle\">failed</a></td></tr>"
+            ),
+            "parity is a column of the scenario's own row"
+        );
+        assert!(
+            html.contains("y: &lt;b&gt;extra&lt;/b&gt;"),
+            "observation names are escaped"
+        );
     }
 }

@@ -21,7 +21,12 @@ mod tests {
         let text = render(&sample(), &secrets);
         assert!(!text.contains("sekrit-value-1"));
         let back: RunReport = serde_json::from_str(&text).unwrap();
-        assert_eq!(back.results.len(), 2);
-        assert_eq!(back.counts().failed, 1);
+        assert_eq!(back.results.len(), 3);
+        assert_eq!(back.counts().failed, 2);
+        assert_eq!(
+            back.results[2].comparison,
+            sample().results[2].comparison,
+            "the parity table survives the round trip"
+        );
     }
 }

@@ -74,6 +74,6 @@ mod tests {
             xml.contains("<error message=\"stack did not start\""),
             "{xml}"
         );
-        assert!(xml.contains("tests=\"2\""), "{xml}");
+        assert!(xml.contains("tests=\"3\""), "{xml}");
     }
 }

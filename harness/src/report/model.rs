@@ -123,6 +123,32 @@ pub struct ScenarioResult {
     /// What the scenario observed for the backend-parity comparison, in order.
     #[serde(default)]
     pub observations: Vec<Observation>,
+    /// For a parity result: the observations side by side, per backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparison: Option<Comparison>,
+}
+
+/// A parity result's table: each observation of a scenario, its value on
+/// every backend, and whether they agree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The backends compared, the reference first.
+    pub backends: Vec<String>,
+    /// One row per observation, in the order they were made.
+    pub rows: Vec<ComparisonRow>,
+}
+
+/// One observation across backends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ComparisonRow {
+    /// `step: key` of the observation (the reference backend's when they
+    /// differ in name).
+    pub observation: String,
+    /// The value on each backend, in [`Comparison::backends`] order; `None`
+    /// when that backend made no such observation.
+    pub values: Vec<Option<String>>,
+    /// Whether every backend observed the same.
+    pub agree: bool,
 }
 
 /// One observable result a scenario recorded with `ctx.observe`, compared
@@ -238,6 +264,7 @@ pub(crate) mod tests {
             core_log: "stdout: core listening on http://127.0.0.1:1".into(),
             adapter_logs: vec![],
             observations: vec![],
+            comparison: None,
         };
         RunReport {
             run_id: "20260101T000000Z-abcd1234".into(),
@@ -263,6 +290,43 @@ pub(crate) mod tests {
                         message: "stack did not start".into(),
                     },
                 ),
+                ScenarioResult {
+                    name: "parity::full_lifecycle".into(),
+                    backend: "parity".into(),
+                    family: "11 backend parity".into(),
+                    claim: "`full_lifecycle` gives the same observable results on every backend."
+                        .into(),
+                    verdict: Verdict::Failed {
+                        message: "step `x`: state: sqlite observed \"active\", postgres observed \"revoked\"".into(),
+                    },
+                    duration_ms: 0,
+                    stack_startup_ms: None,
+                    core_version: None,
+                    database_version: None,
+                    steps: vec![],
+                    core_log: String::new(),
+                    comparison: Some(Comparison {
+                        backends: vec!["sqlite".into(), "postgres".into()],
+                        rows: vec![
+                            ComparisonRow {
+                                observation: "x: issue".into(),
+                                values: vec![Some("{\"index\":1}".into()), Some("{\"index\":1}".into())],
+                                agree: true,
+                            },
+                            ComparisonRow {
+                                observation: "x: state".into(),
+                                values: vec![Some("\"active\"".into()), Some("\"revoked\"".into())],
+                                agree: false,
+                            },
+                            ComparisonRow {
+                                observation: "y: <b>extra</b>".into(),
+                                values: vec![Some("1".into()), None],
+                                agree: false,
+                            },
+                        ],
+                    }),
+                    ..result("sqlite", Verdict::Passed)
+                },
             ],
         }
     }

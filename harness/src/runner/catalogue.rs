@@ -71,3 +71,97 @@ pub fn trials(scenarios: &[Scenario], backends: &[Backend], filter: Option<&str>
     }
     out
 }
+
+/// The text of `grantgate list`: the selected scenarios grouped by family,
+/// families and scenarios in catalogue order, each with the trials that run
+/// it and its claim; then the parity checks (`parity` are the scenarios
+/// whose parity trial is selected), as family 11.
+pub fn listing(catalogue: &[Scenario], selected: &[Trial], parity: &[&Scenario]) -> String {
+    let mut out = String::new();
+    let mut families: Vec<&str> = Vec::new();
+    for s in catalogue {
+        if !families.contains(&s.family) {
+            families.push(s.family);
+        }
+    }
+    for family in families {
+        let mut lines = String::new();
+        for s in catalogue.iter().filter(|s| s.family == family) {
+            let runs: Vec<String> = selected
+                .iter()
+                .filter(|t| t.scenario.id == s.id)
+                .map(Trial::name)
+                .collect();
+            if !runs.is_empty() {
+                lines.push_str(&format!(
+                    "  {}  ({})\n      {}\n",
+                    s.id,
+                    runs.join(", "),
+                    one_line(s.claim)
+                ));
+            }
+        }
+        if !lines.is_empty() {
+            out.push_str(family);
+            out.push('\n');
+            out.push_str(&lines);
+        }
+    }
+    if !parity.is_empty() {
+        out.push_str(super::parity::FAMILY);
+        out.push('\n');
+        for s in parity {
+            out.push_str(&format!(
+                "  {}\n      {}\n",
+                super::parity::trial_name(s),
+                super::parity::claim(s)
+            ));
+        }
+    }
+    out
+}
+
+/// A claim on one line: Rust string continuations leave runs of spaces.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(id: &'static str, family: &'static str) -> Scenario {
+        Scenario {
+            id,
+            family,
+            claim: "Claim of   the\n   scenario.",
+            fixture: "lab",
+            core_env: &[],
+            parity: true,
+            run: |_| Box::pin(async { Ok(()) }),
+        }
+    }
+
+    #[test]
+    fn the_listing_groups_scenarios_by_family_in_catalogue_order() {
+        let catalogue = vec![
+            scenario("a", "1 first"),
+            scenario("b", "2 second"),
+            scenario("c", "1 first"),
+        ];
+        let selected = trials(&catalogue, &Backend::ALL, None);
+        let parity: Vec<&Scenario> = catalogue.iter().take(1).collect();
+        assert_eq!(
+            listing(&catalogue, &selected, &parity),
+            "1 first\n  a  (sqlite::a, postgres::a)\n      Claim of the scenario.\n  \
+             c  (sqlite::c, postgres::c)\n      Claim of the scenario.\n\
+             2 second\n  b  (sqlite::b, postgres::b)\n      Claim of the scenario.\n\
+             11 backend parity\n  parity::a\n      `a` gives the same observable results on every backend.\n"
+        );
+        let only_b = trials(&catalogue, &Backend::ALL, Some("b"));
+        assert_eq!(
+            listing(&catalogue, &only_b, &[]),
+            "2 second\n  b  (sqlite::b, postgres::b)\n      Claim of the scenario.\n"
+        );
+    }
+}

@@ -5,7 +5,9 @@
 //! A pure function of finished results, so `grantgate run` and the
 //! `cargo test` catalogue share it.
 
-use crate::report::model::{AssertionRecord, ScenarioResult, StepRecord};
+use crate::report::model::{
+    AssertionRecord, Comparison, ComparisonRow, ScenarioResult, StepRecord,
+};
 use crate::runner::catalogue::Scenario;
 use crate::runner::outcome::Verdict;
 
@@ -53,6 +55,7 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         core_log: String::new(),
         adapter_logs: Vec::new(),
         observations: Vec::new(),
+        comparison: None,
     };
     if results.len() < 2 {
         out.verdict = Verdict::Errored {
@@ -72,6 +75,7 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         };
         return out;
     }
+    out.comparison = Some(side_by_side(results));
     let reference = results[0];
     for other in &results[1..] {
         let mut step = StepRecord {
@@ -111,6 +115,38 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         out.steps.push(step);
     }
     out
+}
+
+/// Every observation of `results` side by side, row `i` holding the `i`-th
+/// observation of each backend (the order the parity check compares in).
+fn side_by_side(results: &[&ScenarioResult]) -> Comparison {
+    let n = results
+        .iter()
+        .map(|r| r.observations.len())
+        .max()
+        .unwrap_or(0);
+    let rows = (0..n)
+        .map(|i| {
+            let seen: Vec<Option<&crate::report::model::Observation>> =
+                results.iter().map(|r| r.observations.get(i)).collect();
+            let observation = seen
+                .iter()
+                .flatten()
+                .next()
+                .map(|o| format!("{}: {}", o.step, o.key))
+                .unwrap_or_default();
+            let agree = seen.windows(2).all(|w| w[0] == w[1]);
+            ComparisonRow {
+                observation,
+                values: seen.iter().map(|o| o.map(|o| o.value.clone())).collect(),
+                agree,
+            }
+        })
+        .collect();
+    Comparison {
+        backends: results.iter().map(|r| r.backend.clone()).collect(),
+        rows,
+    }
 }
 
 #[cfg(test)]
@@ -156,6 +192,26 @@ mod tests {
         assert_eq!(p.verdict, Verdict::Passed);
         assert_eq!(p.name, "parity::s");
         assert_eq!(p.steps[0].assertions.len(), 1);
+        let c = p.comparison.expect("a compared parity result has a table");
+        assert_eq!(c.backends, vec!["sqlite", "postgres"]);
+        assert_eq!(c.rows.len(), 1);
+        assert_eq!(c.rows[0].observation, "x: state");
+        assert_eq!(
+            c.rows[0].values,
+            vec![Some("\"active\"".to_owned()), Some("\"active\"".to_owned())]
+        );
+        assert!(c.rows[0].agree);
+    }
+
+    #[test]
+    fn the_table_shows_each_backends_value_and_marks_disagreement() {
+        let a = result("sqlite", Verdict::Passed, &["\"active\"", "1"]);
+        let b = result("postgres", Verdict::Passed, &["\"revoked\""]);
+        let c = compare(&scenario(), &[&a, &b]).comparison.unwrap();
+        assert_eq!(c.rows.len(), 2);
+        assert!(!c.rows[0].agree);
+        assert_eq!(c.rows[1].values, vec![Some("1".to_owned()), None]);
+        assert!(!c.rows[1].agree);
     }
 
     #[test]

@@ -49,6 +49,7 @@ impl Engine {
             core_log: String::new(),
             adapter_logs: Vec::new(),
             observations: Vec::new(),
+            comparison: None,
         };
         let spec = StackSpec {
             name: name.clone(),
