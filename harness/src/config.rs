@@ -4,7 +4,13 @@
 
 use std::path::PathBuf;
 
-use crate::stack::Backend;
+use crate::stack::{Backend, RuntimeKind};
+
+/// The Core image `--runtime docker` runs by default (`scripts/build-images`
+/// builds it).
+pub const DEFAULT_CORE_IMAGE: &str = "grantgate/refcore:latest";
+/// The PostgreSQL image `--runtime docker` runs by default.
+pub const DEFAULT_POSTGRES_IMAGE: &str = "grantgate/postgres:15";
 
 /// Everything a run needs to know.
 #[derive(Debug, Clone)]
@@ -32,6 +38,12 @@ pub struct RunConfig {
     /// Extra environment for every adapter child, added to the cleared
     /// environment (`PATH`, `AWG_TOKEN`, `RUST_LOG`); nothing else reaches it.
     pub adapter_env: Vec<(String, String)>,
+    /// How Cores are launched: local processes or containers.
+    pub runtime: RuntimeKind,
+    /// The Core image of the Docker runtime.
+    pub core_image: String,
+    /// The PostgreSQL image of the Docker runtime.
+    pub postgres_image: String,
 }
 
 impl RunConfig {
@@ -50,6 +62,9 @@ impl RunConfig {
                 keep: false,
                 core_env: Vec::new(),
                 adapter_env: Vec::new(),
+                runtime: RuntimeKind::Process,
+                core_image: DEFAULT_CORE_IMAGE.to_owned(),
+                postgres_image: DEFAULT_POSTGRES_IMAGE.to_owned(),
             },
         }
     }
@@ -140,6 +155,24 @@ impl RunConfigBuilder {
     /// `--adapter-env KEY=VALUE`, repeated.
     pub fn adapter_env(mut self, env: Vec<(String, String)>) -> Self {
         self.config.adapter_env = env;
+        self
+    }
+
+    /// `--runtime`.
+    pub fn runtime(mut self, runtime: RuntimeKind) -> Self {
+        self.config.runtime = runtime;
+        self
+    }
+
+    /// `--core-image`.
+    pub fn core_image(mut self, image: impl Into<String>) -> Self {
+        self.config.core_image = image.into();
+        self
+    }
+
+    /// `--postgres-image`.
+    pub fn postgres_image(mut self, image: impl Into<String>) -> Self {
+        self.config.postgres_image = image.into();
         self
     }
 

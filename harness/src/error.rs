@@ -43,6 +43,10 @@ pub enum HarnessError {
         /// What went wrong, with its log tail when there is one.
         message: String,
     },
+    /// The Docker engine does not answer, an image is missing, or a
+    /// container or network operation failed; the message says what to run.
+    #[error("docker: {0}")]
+    Docker(String),
     /// The Core started but broke the launch contract (spec §5): it exited,
     /// never printed its listening line, or never became healthy. This is
     /// the Core's failure, reported as a failed trial.

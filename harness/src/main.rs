@@ -10,12 +10,14 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use grantgate::config::{RunConfig, default_jobs, parse_env_pair};
+use grantgate::config::{
+    DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, RunConfig, default_jobs, parse_env_pair,
+};
 use grantgate::error::HarnessError;
 use grantgate::runner::Engine;
 use grantgate::runner::catalogue::trials;
 use grantgate::runner::events::EventSink;
-use grantgate::stack::Backend;
+use grantgate::stack::{Backend, RuntimeKind};
 
 #[derive(Parser)]
 #[command(
@@ -29,6 +31,7 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+#[allow(clippy::large_enum_variant, reason = "parsed once per process")]
 enum Command {
     /// Run the catalogue: every selected scenario on every selected backend.
     Run(RunArgs),
@@ -78,6 +81,17 @@ struct RunArgs {
     /// `--adapter-env AWG_FAULT=adapter-retries-post`.
     #[arg(long = "adapter-env", value_name = "KEY=VALUE", value_parser = parse_env_pair)]
     adapter_env: Vec<(String, String)>,
+    /// How Cores are launched: `process` (a Core binary per stack) or
+    /// `docker` (a Core container per stack, PostgreSQL in a container
+    /// beside it).
+    #[arg(long, value_enum, default_value = "process", env = "GRANTGATE_RUNTIME")]
+    runtime: RuntimeKind,
+    /// The Core image `--runtime docker` runs (must be in the local engine).
+    #[arg(long, default_value = DEFAULT_CORE_IMAGE, env = "GRANTGATE_CORE_IMAGE")]
+    core_image: String,
+    /// The PostgreSQL image `--runtime docker` runs beside the Core.
+    #[arg(long, default_value = DEFAULT_POSTGRES_IMAGE, env = "GRANTGATE_POSTGRES_IMAGE")]
+    postgres_image: String,
 }
 
 fn main() -> ExitCode {
@@ -156,6 +170,9 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .keep(args.keep)
         .core_env(args.core_env)
         .adapter_env(args.adapter_env)
+        .runtime(args.runtime)
+        .core_image(args.core_image)
+        .postgres_image(args.postgres_image)
         .build();
     let report_root = config.report_dir.clone();
     // Signals are caught before anything starts: from here on, Ctrl-C or a

@@ -1,11 +1,16 @@
 //! Cleanup of the engine itself: after a scenario panics and after Ctrl-C
-//! (SIGINT) mid-run, no process, directory or database of the run remains.
+//! (SIGINT) mid-run, no process, directory, database, container or network
+//! of the run remains.
 //!
 //! Each test runs the real `grantgate` binary with the engine's hidden
 //! self-test scenarios (`GRANTGATE_ENGINE_SCENARIOS=1`) and a private TMPDIR,
 //! so that everything the run creates lives under one path we can look for:
 //! in the filesystem, and in every process's command line, environment and
-//! working directory. Databases on an existing server are checked by name.
+//! working directory. Databases on an existing server are checked by name;
+//! containers and networks of `--runtime docker` by their run label.
+//!
+//! The Docker tests need a Docker engine and the images of
+//! `scripts/build-images`; without them they fail, saying so.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
@@ -36,7 +41,18 @@ fn binaries() -> &'static grantgate::binaries::Binaries {
         .get_or_init(|| grantgate::binaries::locate(None, None).unwrap_or_else(|e| panic!("{e}")))
 }
 
-fn grantgate(tmp: &Path, filter: &str, postgres_url: Option<&str>) -> Command {
+/// Where the stacks of a test run come from.
+#[derive(Clone, Copy)]
+enum Via<'a> {
+    /// Process runtime with the run's ephemeral cluster.
+    Cluster,
+    /// Process runtime with databases on an existing server.
+    Server(&'a str),
+    /// Docker runtime: Core and PostgreSQL containers.
+    Docker,
+}
+
+fn grantgate(tmp: &Path, filter: &str, via: Via) -> Command {
     let bins = binaries();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_grantgate"));
     cmd.args(["run", "--filter", filter, "--jobs", "2", "--report-dir"])
@@ -49,8 +65,15 @@ fn grantgate(tmp: &Path, filter: &str, postgres_url: Option<&str>) -> Command {
         .env("TMPDIR", tmp)
         .env("GRANTGATE_ENGINE_SCENARIOS", "1")
         .env_remove("GRANTGATE_POSTGRES_URL");
-    if let Some(url) = postgres_url {
-        cmd.args(["--postgres-url", url]);
+    match via {
+        Via::Cluster => {}
+        Via::Server(url) => {
+            cmd.args(["--postgres-url", url]);
+        }
+        Via::Docker => {
+            docker::require_engine_and_images();
+            cmd.args(["--runtime", "docker"]);
+        }
     }
     cmd
 }
@@ -124,10 +147,8 @@ fn report_json(tmp: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(run.path().join("report.json")).unwrap()).unwrap()
 }
 
-fn check_panic_run(tmp: &Path, postgres_url: Option<&str>) {
-    let out = grantgate(tmp, "engine_panics", postgres_url)
-        .output()
-        .unwrap();
+fn check_panic_run(tmp: &Path, via: Via) {
+    let out = grantgate(tmp, "engine_panics", via).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
@@ -145,12 +166,20 @@ fn check_panic_run(tmp: &Path, postgres_url: Option<&str>) {
         assert!(message.contains("deliberate panic"), "{message}");
     }
     assert_nothing_left(tmp);
+    if let Via::Docker = via {
+        // The stacks really were containers: their output is in the report.
+        for r in results {
+            let log = r["core_log"].as_str().unwrap();
+            assert!(log.contains("core stdout: core listening on"), "{log}");
+        }
+        docker::assert_nothing_labelled(report["run_id"].as_str().unwrap());
+    }
 }
 
 #[test]
 fn a_panicking_scenario_leaves_nothing_behind_with_the_ephemeral_cluster() {
     let tmp = private_tmp();
-    check_panic_run(tmp.path(), None);
+    check_panic_run(tmp.path(), Via::Cluster);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -159,7 +188,7 @@ async fn a_panicking_scenario_drops_its_database_on_an_existing_server() {
     let tmp = private_tmp();
     let url = server.url("postgres");
     let path = tmp.path().to_owned();
-    tokio::task::spawn_blocking(move || check_panic_run(&path, Some(&url)))
+    tokio::task::spawn_blocking(move || check_panic_run(&path, Via::Server(&url)))
         .await
         .unwrap();
     assert_eq!(run_databases(&server).await, Vec::<String>::new());
@@ -168,8 +197,8 @@ async fn a_panicking_scenario_drops_its_database_on_an_existing_server() {
 /// Starts a hanging run, waits until both trials hang inside their
 /// scenario (stack, fixtures and an adapter up), sends SIGINT, and expects
 /// exit code 130.
-fn check_sigint_run(tmp: &Path, postgres_url: Option<&str>) {
-    let mut child = grantgate(tmp, "engine_hangs", postgres_url)
+fn check_sigint_run(tmp: &Path, via: Via) {
+    let mut child = grantgate(tmp, "engine_hangs", via)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -205,6 +234,10 @@ fn check_sigint_run(tmp: &Path, postgres_url: Option<&str>) {
         !processes_mentioning(&tmp.to_string_lossy()).is_empty(),
         "expected running stacks before SIGINT"
     );
+    let docker_run = match via {
+        Via::Docker => Some(docker::run_of_owner(child.id())),
+        _ => None,
+    };
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGINT,
@@ -227,12 +260,16 @@ fn check_sigint_run(tmp: &Path, postgres_url: Option<&str>) {
         assert_eq!(r["verdict"]["verdict"], "errored", "{r}");
     }
     assert_nothing_left(tmp);
+    if let Some(run) = docker_run {
+        assert_eq!(report["run_id"].as_str(), Some(run.as_str()));
+        docker::assert_nothing_labelled(&run);
+    }
 }
 
 #[test]
 fn sigint_mid_run_leaves_nothing_behind_with_the_ephemeral_cluster() {
     let tmp = private_tmp();
-    check_sigint_run(tmp.path(), None);
+    check_sigint_run(tmp.path(), Via::Cluster);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -241,8 +278,103 @@ async fn sigint_mid_run_drops_the_databases_on_an_existing_server() {
     let tmp = private_tmp();
     let url = server.url("postgres");
     let path = tmp.path().to_owned();
-    tokio::task::spawn_blocking(move || check_sigint_run(&path, Some(&url)))
+    tokio::task::spawn_blocking(move || check_sigint_run(&path, Via::Server(&url)))
         .await
         .unwrap();
     assert_eq!(run_databases(&server).await, Vec::<String>::new());
+}
+
+#[test]
+fn a_panicking_scenario_leaves_no_container_or_network_with_docker() {
+    let tmp = private_tmp();
+    check_panic_run(tmp.path(), Via::Docker);
+}
+
+#[test]
+fn sigint_mid_run_leaves_no_container_or_network_with_docker() {
+    let tmp = private_tmp();
+    check_sigint_run(tmp.path(), Via::Docker);
+}
+
+/// Looking at the Docker engine through its own CLI, independently of the
+/// harness's client.
+mod docker {
+    use std::process::Command;
+
+    /// The images `grantgate run --runtime docker` uses by default.
+    const IMAGES: [&str; 2] = ["grantgate/refcore:latest", "grantgate/postgres:15"];
+
+    fn docker(args: &[&str]) -> String {
+        let out = Command::new("docker")
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("cannot run `docker` ({e}): these tests need the Docker CLI and engine")
+            });
+        assert!(
+            out.status.success(),
+            "`docker {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Fails loudly, with the fix, when no engine answers or an image is
+    /// missing: a missing Docker is never a skipped test.
+    pub fn require_engine_and_images() {
+        let info = Command::new("docker")
+            .args(["info", "--format", "{{.ServerVersion}}"])
+            .output();
+        match info {
+            Ok(o) if o.status.success() => {}
+            Ok(o) => panic!(
+                "no Docker engine answers (`docker info`: {}); start dockerd, then run \
+                 scripts/build-images",
+                String::from_utf8_lossy(&o.stderr).trim()
+            ),
+            Err(e) => panic!("no Docker CLI ({e}); install Docker, then run scripts/build-images"),
+        }
+        for image in IMAGES {
+            let found = Command::new("docker")
+                .args(["image", "inspect", "--format", "{{.Id}}", image])
+                .output()
+                .is_ok_and(|o| o.status.success());
+            assert!(
+                found,
+                "image {image} is missing: build it with scripts/build-images"
+            );
+        }
+    }
+
+    /// The run id on the containers the harness with process id `pid` has
+    /// running now; panics if it has none (the check after SIGINT would then
+    /// prove nothing).
+    pub fn run_of_owner(pid: u32) -> String {
+        let listed = docker(&[
+            "ps",
+            "-a",
+            "--filter",
+            "label=grantgate.run",
+            "--format",
+            "{{.Label \"grantgate.owner\"}} {{.Label \"grantgate.run\"}}",
+        ]);
+        listed
+            .lines()
+            .find_map(|l| {
+                let (owner, run) = l.split_once(' ')?;
+                (owner.split(':').next() == Some(pid.to_string().as_str())).then(|| run.to_owned())
+            })
+            .unwrap_or_else(|| panic!("no container of grantgate (pid {pid}) is running: {listed}"))
+    }
+
+    /// Asserts that no container, volume-holding or not, and no network of
+    /// the run remains.
+    pub fn assert_nothing_labelled(run_id: &str) {
+        let filter = format!("label=grantgate.run={run_id}");
+        let containers = docker(&["ps", "-a", "-q", "--filter", &filter]);
+        assert_eq!(containers.trim(), "", "containers left by run {run_id}");
+        let networks = docker(&["network", "ls", "-q", "--filter", &filter]);
+        assert_eq!(networks.trim(), "", "networks left by run {run_id}");
+    }
 }

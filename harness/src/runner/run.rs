@@ -21,7 +21,9 @@ use crate::error::{HarnessError, Result};
 use crate::postgres::PgCluster;
 use crate::report::model::{BackendEnvironment, Environment, RunReport, ScenarioResult};
 use crate::secrets::SecretRegistry;
-use crate::stack::{Backend, DatabaseProvider, ProcessRuntime, Runtime};
+use crate::stack::{
+    Backend, DatabaseProvider, DockerRuntime, ProcessRuntime, Runtime, RuntimeKind,
+};
 
 /// Everything a run shares between its trials.
 pub struct Engine {
@@ -45,7 +47,12 @@ impl Engine {
         let secrets = SecretRegistry::new();
         let mut providers = HashMap::new();
         let mut cluster = None;
-        for backend in &config.backends {
+        // The Docker runtime brings its own databases: no cluster, no server.
+        let host_backends: &[Backend] = match config.runtime {
+            RuntimeKind::Process => &config.backends,
+            RuntimeKind::Docker => &[],
+        };
+        for backend in host_backends {
             let provider = match backend {
                 Backend::Sqlite => DatabaseProvider::Sqlite,
                 Backend::Postgres => match &config.postgres_url {
@@ -68,11 +75,30 @@ impl Engine {
             };
             providers.insert(*backend, Arc::new(provider));
         }
-        let runtime = Arc::new(ProcessRuntime::new(
-            binaries.core.clone(),
-            providers.clone(),
-            secrets.clone(),
-        ));
+        let runtime: Arc<dyn Runtime> = match config.runtime {
+            RuntimeKind::Process => Arc::new(ProcessRuntime::new(
+                binaries.core.clone(),
+                providers.clone(),
+                secrets.clone(),
+            )),
+            RuntimeKind::Docker => {
+                if config.postgres_url.is_some() {
+                    return Err(HarnessError::Config(
+                        "--postgres-url is for --runtime process; --runtime docker runs \
+                         PostgreSQL as a container of its own (--postgres-image)"
+                            .into(),
+                    ));
+                }
+                let postgres = config
+                    .backends
+                    .contains(&Backend::Postgres)
+                    .then_some(config.postgres_image.as_str());
+                Arc::new(
+                    DockerRuntime::connect(&config.core_image, postgres, &run_id, secrets.clone())
+                        .await?,
+                )
+            }
+        };
         Ok(Engine {
             config,
             secrets,
@@ -190,10 +216,7 @@ impl Engine {
                 .filter(|r| r.backend == backend.name())
                 .find_map(|r| r.core_version.clone())
                 .unwrap_or_else(|| "unknown (no stack reported it)".into());
-            let database_version = match self.providers.get(backend) {
-                Some(p) => p.version().await,
-                None => "unknown".into(),
-            };
+            let database_version = self.runtime.database_version(*backend).await;
             backends.push(BackendEnvironment {
                 backend: backend.name().to_owned(),
                 core_version,
@@ -203,7 +226,7 @@ impl Engine {
         Environment {
             harness_version: env!("CARGO_PKG_VERSION").to_owned(),
             git_revision: git_revision(),
-            core_binary: self.binaries.core.display().to_string(),
+            core_binary: self.runtime.describe(),
             adapter_binary: self.binaries.adapter.display().to_string(),
             backends,
         }

@@ -76,7 +76,7 @@ impl Engine {
             name: name.clone(),
             startup: stack.startup,
         });
-        result.database_version = Some(self.providers[&trial.backend].version().await);
+        result.database_version = Some(self.runtime.database_version(trial.backend).await);
         let dir = stack
             .dir
             .as_ref()

@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::handle::CoreRun;
 use super::{
     AdminCredential, Backend, BoxFuture, DatabaseProvider, Runtime, STARTUP_TIMEOUT, Stack,
     StackSpec,
 };
-use crate::child::{ManagedChild, tail};
+use crate::child::{ManagedChild, SharedLog, tail};
 use crate::error::{HarnessError, Result};
 use crate::secrets::SecretRegistry;
 
@@ -86,7 +87,7 @@ impl ProcessRuntime {
             .map_err(|e| HarnessError::LaunchContract(e.to_string()))?
             .trim_end_matches('/')
             .to_owned();
-        wait_healthy(&base_url, &core, STARTUP_TIMEOUT)
+        wait_healthy(&base_url, &core.log(), STARTUP_TIMEOUT)
             .await
             .map_err(|e| HarnessError::LaunchContract(e.to_string()))?;
         Ok(Stack {
@@ -94,7 +95,7 @@ impl ProcessRuntime {
             backend: spec.backend,
             startup: started.elapsed(),
             admin,
-            core,
+            core: CoreRun::Process(core),
             dir: Some(dir),
             database: Some(database),
         })
@@ -109,10 +110,20 @@ impl Runtime for ProcessRuntime {
     fn describe(&self) -> String {
         self.core_bin.display().to_string()
     }
+
+    fn database_version(&self, backend: Backend) -> BoxFuture<'_, String> {
+        Box::pin(async move {
+            match self.providers.get(&backend) {
+                Some(p) => p.version().await,
+                None => "unknown".into(),
+            }
+        })
+    }
 }
 
-/// Polls `/api/healthz` until it answers 200.
-async fn wait_healthy(base_url: &str, core: &ManagedChild, timeout: Duration) -> Result<()> {
+/// Polls `/api/healthz` until it answers 200; `log` is the Core's output,
+/// whose tail explains most failures.
+pub(super) async fn wait_healthy(base_url: &str, log: &SharedLog, timeout: Duration) -> Result<()> {
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(5))
         .redirect(reqwest::redirect::Policy::none())
@@ -133,7 +144,7 @@ async fn wait_healthy(base_url: &str, core: &ManagedChild, timeout: Duration) ->
         "core",
         format!(
             "{url} not healthy within {timeout:?} (last: {last}); core output:\n{}",
-            tail(&core.log().text())
+            tail(&log.text())
         ),
     ))
 }

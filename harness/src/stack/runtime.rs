@@ -1,6 +1,6 @@
 //! The runtime abstraction: what a stack is asked to be ([`StackSpec`]), on
 //! which [`Backend`], and the [`Runtime`] trait every way of launching a Core
-//! implements (the process runtime now, a container runtime later).
+//! implements (a local process, or a container).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -51,15 +51,29 @@ pub struct StackSpec {
     pub extra_env: Vec<(String, String)>,
 }
 
+/// How a run launches its Cores (`grantgate run --runtime`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+pub enum RuntimeKind {
+    /// A local Core binary per stack, databases from the host.
+    #[default]
+    Process,
+    /// A Core container image per stack, PostgreSQL as a container beside
+    /// it, on a network private to the stack.
+    Docker,
+}
+
 /// A boxed future, so that runtimes can be trait objects.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// Something that can launch a Core stack: the process runtime now, a
-/// container runtime later.
+/// Something that can launch a Core stack: the process runtime or the
+/// Docker runtime.
 pub trait Runtime: Send + Sync {
     /// Starts a fresh stack and waits until it is healthy.
     fn start(&self, spec: StackSpec) -> BoxFuture<'_, Result<Stack>>;
 
     /// A one-line description of the Core this runtime launches.
     fn describe(&self) -> String;
+
+    /// The database version behind `backend`, for the report's environment.
+    fn database_version(&self, backend: Backend) -> BoxFuture<'_, String>;
 }
