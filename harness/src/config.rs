@@ -89,6 +89,12 @@ pub fn parse_env_pair(text: &str) -> std::result::Result<(String, String), Strin
     Ok((key.to_owned(), value.to_owned()))
 }
 
+/// `path` made absolute against the current directory (unchanged when that
+/// cannot be read).
+fn absolute(path: PathBuf) -> PathBuf {
+    std::path::absolute(&path).unwrap_or(path)
+}
+
 /// Builds a [`RunConfig`].
 #[derive(Debug, Clone)]
 pub struct RunConfigBuilder {
@@ -116,15 +122,16 @@ impl RunConfigBuilder {
         self
     }
 
-    /// The Core binary.
+    /// The Core binary. A relative path is taken from the current
+    /// directory now: each Core runs in its own stack directory.
     pub fn core_bin(mut self, path: Option<PathBuf>) -> Self {
-        self.config.core_bin = path;
+        self.config.core_bin = path.map(absolute);
         self
     }
 
-    /// The adapter binary.
+    /// The adapter binary (a relative path as for [`core_bin`](Self::core_bin)).
     pub fn adapter_bin(mut self, path: Option<PathBuf>) -> Self {
-        self.config.adapter_bin = path;
+        self.config.adapter_bin = path.map(absolute);
         self
     }
 
@@ -199,5 +206,17 @@ mod tests {
         );
         assert!(parse_env_pair("NOVALUE").is_err());
         assert!(parse_env_pair("=x").is_err());
+    }
+
+    #[test]
+    fn relative_binaries_are_taken_from_the_current_directory() {
+        let config = RunConfig::builder()
+            .core_bin(Some(PathBuf::from("target/faults/debug/refcore")))
+            .adapter_bin(Some(PathBuf::from("/abs/awg-mcp")))
+            .build();
+        let core = config.core_bin.unwrap();
+        assert!(core.is_absolute(), "{core:?}");
+        assert!(core.ends_with("target/faults/debug/refcore"));
+        assert_eq!(config.adapter_bin.unwrap(), PathBuf::from("/abs/awg-mcp"));
     }
 }
