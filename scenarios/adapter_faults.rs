@@ -54,7 +54,8 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario {
             id: "malformed_success_publishes_no_receipt",
             family: "9 adapter faults",
-            claim: "A submit whose 201 body is malformed (cut JSON, HTML, a JSON array) is \
+            claim: "A submit whose 201 body is malformed (cut JSON, HTML, a JSON array, a grant \
+                    without its submission) is \
                     `delivery_uncertain` with no receipt after exactly one POST, a malformed \
                     readback is `malformed_response` with no receipt, and a clean readback then \
                     finds each committed submission.",
@@ -441,13 +442,22 @@ pub async fn timeout_is_uncertain(ctx: &mut Ctx) -> Outcome {
 pub async fn malformed_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Malformed answers").await?;
     let proxy = ctx.proxy().await?;
-    let bodies: [(&str, Fault); 3] = [
+    // A success body may be JSON and still malformed: the grant alone,
+    // its receipt missing.
+    let native = ctx.native("lab-bot")?.get_grant(&grant).await?;
+    ctx.expect_status("native grant read", native.status, 200)?;
+    let grant_alone = json!({ "grant": native.json()? }).to_string();
+    let bodies: [(&str, Fault); 4] = [
         ("JSON cut mid-object", Fault::MalformedJson),
         (
             "an HTML page",
             Fault::ReplaceBody("<html><body>OK</body></html>".into()),
         ),
         ("a JSON array", Fault::ReplaceBody("[]".into())),
+        (
+            "the grant without a submission",
+            Fault::ReplaceBody(grant_alone.into()),
+        ),
     ];
     let mut submitted = Vec::new();
     for (n, (what, fault)) in bodies.into_iter().enumerate() {
@@ -489,8 +499,8 @@ pub async fn malformed_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     for submission in &submitted {
         expect_committed(ctx, &bot, &grant, submission).await?;
     }
-    ctx.expect_eq("Issues in alice/lab", issue_count(ctx, REPO).await?, 3)?;
-    expect_count(ctx, "no hidden POST", proxy.count("POST", SUBMIT), 3)?;
+    ctx.expect_eq("Issues in alice/lab", issue_count(ctx, REPO).await?, 4)?;
+    expect_count(ctx, "no hidden POST", proxy.count("POST", SUBMIT), 4)?;
     ctx.observe("the readback error", &read.error);
     Ok(())
 }
