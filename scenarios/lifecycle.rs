@@ -3,25 +3,62 @@
 use serde_json::json;
 
 use crate::actors::grant::expected_digest;
-use crate::actors::{Proposal, Submission};
+use crate::actors::{GrantRef, Human, Proposal, Submission};
 use crate::ctx::Ctx;
 use crate::runner::catalogue::Scenario;
-use crate::runner::outcome::Outcome;
+use crate::runner::outcome::{Abort, Outcome, Step};
+use crate::scenarios::browser::native_state;
+use crate::scenarios::replay::changed_triples;
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
-    vec![Scenario {
-        id: "full_lifecycle",
-        family: "3 full lifecycle",
-        claim: "A grant prepared and approved through the browser, confirmed with the exact proposal \
+    vec![
+        Scenario {
+            id: "full_lifecycle",
+            family: "3 full lifecycle",
+            claim: "A grant prepared and approved through the browser, confirmed with the exact proposal \
                 triple and submitted through the adapter, creates exactly one Issue whose full body, \
                 poster and grant marker read back identically through the adapter, the native API \
                 and the HTML page.",
-        fixture: "lab",
-        core_env: &[],
-        parity: true,
-        run: |ctx| Box::pin(full_lifecycle(ctx)),
-    }]
+            fixture: "lab",
+            core_env: &[],
+            parity: true,
+            run: |ctx| Box::pin(full_lifecycle(ctx)),
+        },
+        Scenario {
+            id: "confirm_changed_triple_conflict",
+            family: "3 full lifecycle",
+            claim: "A confirmation whose proposal schema, version or digest differs from the \
+                    grant's (whose digest the harness recomputes) answers 409 natively — the \
+                    adapter refuses the first two itself and the digest with conflict — and \
+                    changes nothing, while the exact triple confirms.",
+            fixture: "lab",
+            core_env: &[],
+            parity: true,
+            run: |ctx| Box::pin(confirm_changed_triple_conflict(ctx)),
+        },
+        Scenario {
+            id: "confirm_twice_conflict",
+            family: "3 full lifecycle",
+            claim: "A second confirmation, identical to the first, answers 409 through the adapter \
+                    and natively and changes nothing, before and after approval.",
+            fixture: "lab",
+            core_env: &[],
+            parity: true,
+            run: |ctx| Box::pin(confirm_twice_conflict(ctx)),
+        },
+        Scenario {
+            id: "large_body_read_back",
+            family: "3 full lifecycle",
+            claim: "An Issue body of the maximal 262,144 bytes — multi-byte text, CRLF, markup — \
+                    submitted through the adapter reads back byte for byte, posted by the bot and \
+                    bound to the grant, through the adapter, the native API and the HTML page.",
+            fixture: "lab",
+            core_env: &[],
+            parity: true,
+            run: |ctx| Box::pin(large_body_read_back(ctx)),
+        },
+    ]
 }
 
 /// Task text with the characters that break careless code: quotes, angle
@@ -213,6 +250,247 @@ pub async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
     ctx.observe(
         "the Issue page",
         &json!({"poster": view.poster, "body": view.body, "marker": view.grant_marker}),
+    );
+    Ok(())
+}
+
+/// alice logs in and prepares a grant for lab-bot; returns it with its
+/// proposal as lab-bot reads it, its digest recomputed by the harness.
+async fn prepared(ctx: &mut Ctx, alice: &Human) -> Step<(GrantRef, Proposal)> {
+    ctx.step("alice logs in and prepares a grant for lab-bot; lab-bot reads it");
+    alice.login().await?;
+    let (grant, _) = alice
+        .prepare_grant("alice/lab", "lab-bot", TASK, SUMMARY)
+        .await?;
+    let bot = ctx.bot("lab-bot").await?;
+    let read = bot.get_grant(&grant).await?;
+    let read = ctx.expect_tool_ok("get_agent_work_grant succeeds", &read)?;
+    let proposal = Proposal::of_grant(&read["grant"])?;
+    ctx.expect_eq(
+        "the digest is SHA-256 of the JCS proposal",
+        proposal.digest.clone(),
+        expected_digest(&read["grant"])?,
+    )?;
+    Ok((grant, proposal))
+}
+
+/// Checks that the grant is still `(state, revision)`, natively.
+async fn expect_state(ctx: &Ctx, what: &str, grant: &GrantRef, state: &str, rev: i64) -> Step<()> {
+    let now = native_state(ctx, "lab-bot", grant).await?;
+    ctx.expect_eq(
+        &format!("{what}: state and state_revision"),
+        (now.0.as_str(), now.1),
+        (state, rev),
+    )
+}
+
+/// Each element of the triple, changed alone, is refused; the exact triple
+/// confirms.
+pub async fn confirm_changed_triple_conflict(ctx: &mut Ctx) -> Outcome {
+    let alice = ctx.human("alice")?;
+    let (grant, proposal) = prepared(ctx, &alice).await?;
+    let bot = ctx.bot("lab-bot").await?;
+    let native = ctx.native("lab-bot")?;
+
+    for (element, changed) in changed_triples(&proposal) {
+        ctx.step(&format!("lab-bot confirms with another {element}"));
+        let answer = native.confirm(&grant, &changed).await?;
+        ctx.expect_status(
+            &format!("another {element}: refused natively"),
+            answer.status,
+            409,
+        )?;
+        expect_state(
+            ctx,
+            &format!("another {element}"),
+            &grant,
+            "awaiting_agent",
+            1,
+        )
+        .await?;
+        let reply = bot.confirm(&grant, &changed).await?;
+        if element == "digest" {
+            ctx.expect_tool_error("another digest: refused", &reply, "conflict")?;
+            ctx.expect_eq(
+                "another digest: native status",
+                reply.native_status(),
+                Some(409),
+            )?;
+        } else {
+            ctx.expect_tool_error(
+                &format!("another {element}: refused by the adapter itself"),
+                &reply,
+                "invalid_input",
+            )?;
+        }
+        expect_state(
+            ctx,
+            &format!("another {element}"),
+            &grant,
+            "awaiting_agent",
+            1,
+        )
+        .await?;
+        ctx.observe(element, &(answer.status, reply.error_code()));
+    }
+
+    ctx.step("lab-bot confirms with the exact triple");
+    let confirmed = bot.confirm(&grant, &proposal).await?;
+    let confirmed = ctx.expect_tool_ok("confirm succeeds", &confirmed)?;
+    ctx.expect_eq(
+        "confirmed",
+        (
+            confirmed["native_status"].as_i64(),
+            confirmed["grant"]["state"].as_str(),
+        ),
+        (Some(200), Some("awaiting_human")),
+    )?;
+    expect_state(ctx, "after confirming", &grant, "awaiting_human", 2).await?;
+    Ok(())
+}
+
+/// Confirming twice is a conflict, before and after approval.
+pub async fn confirm_twice_conflict(ctx: &mut Ctx) -> Outcome {
+    let alice = ctx.human("alice")?;
+    let (grant, proposal) = prepared(ctx, &alice).await?;
+    let bot = ctx.bot("lab-bot").await?;
+    let native = ctx.native("lab-bot")?;
+
+    ctx.step("lab-bot confirms with the exact triple");
+    let confirmed = bot.confirm(&grant, &proposal).await?;
+    ctx.expect_tool_ok("the first confirmation succeeds", &confirmed)?;
+    expect_state(ctx, "after confirming", &grant, "awaiting_human", 2).await?;
+
+    for (when, state, rev) in [
+        ("awaiting approval", "awaiting_human", 2),
+        ("after approval", "active", 3),
+    ] {
+        if state == "active" {
+            ctx.step("alice approves the grant");
+            let page = alice.approve(&grant).await?;
+            ctx.expect_status("approving", page.status, 200)?;
+            expect_state(ctx, "after approving", &grant, state, rev).await?;
+        }
+        ctx.step(&format!("lab-bot confirms again, {when}"));
+        let again = bot.confirm(&grant, &proposal).await?;
+        ctx.expect_tool_error(&format!("{when}: refused"), &again, "conflict")?;
+        ctx.expect_eq(
+            &format!("{when}: native status"),
+            again.native_status(),
+            Some(409),
+        )?;
+        let answer = native.confirm(&grant, &proposal).await?;
+        ctx.expect_status(&format!("{when}: refused natively"), answer.status, 409)?;
+        expect_state(ctx, when, &grant, state, rev).await?;
+        ctx.observe(when, &(again.error_code(), answer.status));
+    }
+    Ok(())
+}
+
+/// The maximal body: 262,144 bytes of multi-byte text, CRLF and markup.
+fn large_body() -> String {
+    const MAX: usize = 262_144;
+    const LINE: &str = "Zeile ünïcødé — 🚀 <b>&amp;</b>\t\"quoted\"  \r\n";
+    let mut body = String::with_capacity(MAX);
+    while body.len() + LINE.len() <= MAX - 2 {
+        body.push_str(LINE);
+    }
+    while body.len() < MAX - 2 {
+        body.push('x');
+    }
+    body.push_str("\r\n");
+    body
+}
+
+/// A maximal body survives the whole way, with the bot as its poster.
+pub async fn large_body_read_back(ctx: &mut Ctx) -> Outcome {
+    let alice = ctx.human("alice")?;
+    ctx.step("alice logs in");
+    alice.login().await?;
+    let bot = ctx.bot("lab-bot").await?;
+    let (grant, proposal) =
+        crate::scenarios::flows::active_grant(ctx, &alice, &bot, "alice/lab", TASK).await?;
+    let body = large_body();
+    ctx.expect_eq("the body is the maximal size", body.len(), 262_144)?;
+
+    ctx.step("lab-bot submits an Issue with the maximal body");
+    let submission = Submission::new(TITLE, &body);
+    let submitted = bot.submit(&grant, &proposal, &submission).await?;
+    let submitted = ctx.expect_tool_ok("submit succeeds", &submitted)?;
+    ctx.expect_eq(
+        "native status",
+        submitted["native_status"].as_i64(),
+        Some(201),
+    )?;
+    ctx.expect_eq(
+        "submitted by",
+        submitted["submission"]["submitted_by"]["login"].as_str(),
+        Some("lab-bot"),
+    )?;
+    let issue = submitted["submission"]["issue"].clone();
+    let index = issue["index"]
+        .as_i64()
+        .ok_or_else(|| Abort::failed(format!("the receipt names no Issue index: {issue}")))?;
+
+    ctx.step("lab-bot reads the submission back through the adapter");
+    let back = bot.submission(&grant, &submission.request_key).await?;
+    let back = ctx.expect_tool_ok("get_agent_work_submission succeeds", &back)?;
+    ctx.expect_eq("same Issue", &back["submission"]["issue"], &issue)?;
+
+    ctx.step("the native API shows the whole body, posted by lab-bot, bound to the grant");
+    let native = ctx.native("lab-bot")?.issue("alice/lab", index).await?;
+    ctx.expect_status("issue read", native.status, 200)?;
+    let native = native.json()?;
+    ctx.expect_eq("issue id", &native["id"], &issue["id"])?;
+    ctx.expect_eq("title", native["title"].as_str(), Some(TITLE))?;
+    ctx.expect(
+        "body byte for byte",
+        native["body"].as_str() == Some(body.as_str()),
+        &format!(
+            "{} bytes back of {}",
+            native["body"].as_str().map(str::len).unwrap_or_default(),
+            body.len()
+        ),
+    )?;
+    ctx.expect_eq("poster", native["user"]["login"].as_str(), Some("lab-bot"))?;
+    ctx.expect_eq(
+        "grant binding",
+        &native["agent_work_grant"],
+        &json!({"grant_id": grant.id, "request_key": submission.request_key}),
+    )?;
+
+    ctx.step("alice reads the Issue page: poster, whole body, grant marker");
+    let (page, view) = alice.issue_page("alice", "lab", index).await?;
+    ctx.expect_status("issue page status", page.status, 200)?;
+    ctx.expect(
+        "the poster is lab-bot",
+        view.poster
+            .as_deref()
+            .is_some_and(|p| p.contains("lab-bot")),
+        &format!("{:?}", view.poster),
+    )?;
+    ctx.expect(
+        "body byte for byte on the page",
+        view.body.as_deref() == Some(body.as_str()),
+        &format!(
+            "{} bytes on the page of {}",
+            view.body.as_deref().map(str::len).unwrap_or_default(),
+            body.len()
+        ),
+    )?;
+    ctx.expect_eq(
+        "grant marker",
+        view.grant_marker.as_deref().map(str::trim),
+        Some(format!("via agent work grant #{}", grant.id).as_str()),
+    )?;
+    ctx.observe(
+        "the large Issue",
+        &json!({
+            "bytes": native["body"].as_str().map(str::len),
+            "page_bytes": view.body.as_deref().map(str::len),
+            "poster": native["user"]["login"],
+            "binding": native["agent_work_grant"],
+        }),
     );
     Ok(())
 }
