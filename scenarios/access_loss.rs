@@ -286,8 +286,8 @@ pub async fn token_scope_reduced_mid_flow(ctx: &mut Ctx) -> Outcome {
     ctx.expect_eq("the ledger is unchanged", &after, &before)?;
     ctx.observe("the ledger", &after);
 
-    ctx.step("with its full token again, lab-bot reads the same receipt and confirms");
     readback_is_back(ctx, &f).await?;
+    ctx.step("with its full token again, lab-bot confirms the waiting grant");
     let reply = f.bot.confirm(&f.pending, &f.pending_proposal).await?;
     let reply = ctx.expect_tool_ok("confirm with the full token", &reply)?;
     ctx.expect_eq(
