@@ -256,11 +256,15 @@ pub async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcom
         6,
     )?;
     expect_clean_traffic(ctx, "lab-bot", &origin, &requests)?;
+    // The request key is random per run: the observation names it.
     ctx.observe(
         "lab-bot's requests",
         &requests
             .iter()
-            .map(|r| format!("{} {}", r.method, r.path_and_query))
+            .map(|r| {
+                format!("{} {}", r.method, r.path_and_query)
+                    .replace(&submission.request_key, "{request_key}")
+            })
             .collect::<Vec<_>>(),
     );
     Ok(())
