@@ -88,6 +88,18 @@ pub fn scenarios() -> Vec<Scenario> {
             parity: true,
             run: |ctx| Box::pin(upstream_body_never_echoed(ctx)),
         },
+        Scenario {
+            id: "strict_inputs_refused_before_upstream",
+            family: "9 adapter faults",
+            claim: "IDs and pages given as strings, floats or booleans, and a submit without a \
+                    request key, are refused as `invalid_input` naming the field, with not one \
+                    request reaching the Core and nothing written (spec §6 strict inputs; the \
+                    adapter never invents a key).",
+            fixture: "lab",
+            core_env: &[],
+            parity: true,
+            run: |ctx| Box::pin(strict_inputs_refused_before_upstream(ctx)),
+        },
     ]
 }
 
@@ -736,4 +748,87 @@ fn expect_unmarked(ctx: &Ctx, reply: &ToolReply, marker: &str, credential: &str)
         !text.contains(credential),
         "the credential is in the result",
     )
+}
+
+/// Inputs of the wrong JSON type, and a submit without its key, never leave
+/// the adapter.
+pub async fn strict_inputs_refused_before_upstream(ctx: &mut Ctx) -> Outcome {
+    let (bot, grant, proposal) = proxied_active_grant(ctx, "Strict inputs").await?;
+    let proxy = ctx.proxy().await?;
+    let before = proxy.requests().len();
+    let triple = json!({
+        "owner": grant.owner, "repo": grant.repo, "grant_id": grant.id,
+        "proposal_schema": proposal.schema, "proposal_version": proposal.version,
+        "proposal_digest": proposal.digest,
+    });
+    let with = |key: &str, value: Value| {
+        let mut args = triple.clone();
+        args[key] = value;
+        args
+    };
+    let mut without_key = with("title", json!(TITLE));
+    without_key["body"] = json!(BODY);
+    let mut string_id_submit = without_key.clone();
+    string_id_submit["request_key"] = json!(uuid::Uuid::new_v4().to_string());
+    string_id_submit["grant_id"] = json!(grant.id.to_string());
+    let cases: Vec<(&str, &str, Value, &str)> = vec![
+        (
+            "a grant id as a decimal string",
+            "get_agent_work_grant",
+            json!({"owner": grant.owner, "repo": grant.repo, "grant_id": grant.id.to_string()}),
+            "grant_id",
+        ),
+        (
+            "a grant id as a float",
+            "get_agent_work_grant",
+            json!({"owner": grant.owner, "repo": grant.repo, "grant_id": grant.id as f64}),
+            "grant_id",
+        ),
+        (
+            "a page as a decimal string",
+            "list_agent_work_grants",
+            json!({"page": "1"}),
+            "page",
+        ),
+        (
+            "a page as a boolean",
+            "list_agent_work_grants",
+            json!({"page": true}),
+            "page",
+        ),
+        (
+            "a submit with a string grant id",
+            "submit_agent_work_proposal",
+            string_id_submit,
+            "grant_id",
+        ),
+        (
+            "a submit without a request key",
+            "submit_agent_work_proposal",
+            without_key,
+            "request_key",
+        ),
+    ];
+    let mut seen = Vec::new();
+    for (what, tool, args, field) in cases {
+        ctx.step(&format!("lab-bot calls {tool} with {what}"));
+        let reply = bot.call(tool, args).await?;
+        expect_no_receipt(ctx, what, &reply, "invalid_input", None)?;
+        ctx.expect_eq(
+            &format!("{what}: the refused field"),
+            reply.error.as_ref().and_then(|e| e["field"].as_str()),
+            Some(field),
+        )?;
+        ctx.expect_eq(
+            "no request reached the proxy",
+            proxy.requests().len(),
+            before,
+        )?;
+        seen.push(json!({"case": what, "code": reply.error_code(), "field": field}));
+    }
+
+    ctx.step("nothing was written: no Issue");
+    ctx.expect_eq("Issues in alice/lab", issue_count(ctx, REPO).await?, 0)?;
+    ctx.observe("refusals", &seen);
+    Ok(())
 }
