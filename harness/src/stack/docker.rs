@@ -1,18 +1,16 @@
 //! The Docker runtime: each stack is a Core container from `--core-image`,
 //! configured through the same launch contract as a Core binary (spec §5),
 //! and for PostgreSQL a database container from `--postgres-image`, both on
-//! a network private to the stack. Containers are started by testcontainers;
-//! nothing is ever pulled (every image must already be in the local engine).
+//! a network private to the stack, started by testcontainers. Nothing is
+//! pulled: every image must be in the local engine.
 //!
-//! Why a fixed host port: the Core needs `CORE_PUBLIC_URL` (the base of
-//! `html_url` and `Link`) before it starts, and it must be the URL the
-//! harness reaches it at. So a free loopback port is picked first and the
-//! container's port 3000 is published on exactly `127.0.0.1:<port>`.
+//! Why a fixed host port: the Core needs `CORE_PUBLIC_URL` (base of
+//! `html_url` and `Link`) at start, and it must be the URL the harness uses;
+//! so a free loopback port is picked and port 3000 published on it.
 //!
-//! Why the harness polls `/api/healthz` itself (after testcontainers has
-//! seen `core listening on`): the poll goes to the very URL scenarios use,
-//! whereas testcontainers would probe the bridge gateway when the harness
-//! runs inside a container.
+//! Why the harness polls `/api/healthz` itself, after testcontainers saw
+//! `core listening on`: it polls the very URL scenarios use (testcontainers
+//! would probe the bridge gateway when the harness runs in a container).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -24,7 +22,9 @@ use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt, TestcontainersError};
 
 use super::container::{ContainerStack, KeptStacks, log_into};
-use super::docker_api::{DockerApi, OWNER_LABEL, RUN_LABEL, STACK_LABEL, owner_token};
+use super::docker_api::{
+    DockerApi, OWNER_LABEL, RUN_LABEL, STACK_LABEL, owner_token, split_reference,
+};
 use super::handle::CoreRun;
 use super::process::{ADMIN_USER, wait_healthy};
 use super::{AdminCredential, Backend, BoxFuture, Runtime, STARTUP_TIMEOUT, Stack, StackSpec};
@@ -130,7 +130,6 @@ impl DockerRuntime {
                 return Err(e);
             }
         };
-        let has_database = database.is_some();
         Ok(Stack {
             base_url,
             backend: spec.backend,
@@ -143,7 +142,7 @@ impl DockerRuntime {
                 backend: spec.backend,
                 core_name: names.core,
                 core: Some(core),
-                database_name: has_database.then_some(names.database),
+                database_name: database.is_some().then_some(names.database),
                 database,
                 log,
                 kept: self.kept.clone(),
@@ -231,6 +230,7 @@ impl DockerRuntime {
             .with_network(&names.network)
             .with_container_name(&names.database)
             .with_labels(labels.clone())
+            .with_host_config_modifier(publish_nothing)
             .with_startup_timeout(STARTUP_TIMEOUT)
             .with_log_consumer(log_into(log.clone(), "db"))
             .with_env_var("POSTGRES_USER", "core")
@@ -256,7 +256,7 @@ impl DockerRuntime {
     }
 }
 
-/// A running container started from a [`GenericImage`].
+/// A running container.
 type Container = ContainerAsync<GenericImage>;
 
 /// The names of one stack's network and containers.
@@ -339,9 +339,15 @@ fn publish_on_loopback_only(config: &mut testcontainers::bollard::models::HostCo
     }
 }
 
-/// A loopback port nothing listens on right now. Another process could take
-/// it before the container does; Docker then refuses to start the
-/// container and the trial errors, saying so.
+/// Publishes no port at all: the database is reached over the stack's
+/// network only.
+fn publish_nothing(config: &mut testcontainers::bollard::models::HostConfig) {
+    config.publish_all_ports = Some(false);
+    config.port_bindings = None;
+}
+
+/// A loopback port nothing listens on now. Should another process take it
+/// first, Docker refuses to start the container and the trial errors.
 fn free_loopback_port() -> Result<u16> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")
         .map_err(|e| HarnessError::Docker(format!("picking a free loopback port: {e}")))?;
@@ -349,15 +355,6 @@ fn free_loopback_port() -> Result<u16> {
         .local_addr()
         .map(|a| a.port())
         .map_err(|e| HarnessError::Docker(format!("picking a free loopback port: {e}")))
-}
-
-/// `name[:tag]` → (name, tag); a colon inside a registry's `host:port` is
-/// not a tag.
-fn split_reference(reference: &str) -> (&str, &str) {
-    match reference.rsplit_once(':') {
-        Some((name, tag)) if !tag.contains('/') => (name, tag),
-        _ => (reference, "latest"),
-    }
 }
 
 /// PostgreSQL's start-up line (`starting PostgreSQL 15.x (Debian …) on …`)
@@ -372,26 +369,6 @@ fn postgres_version_in(log: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn image_references_split_into_name_and_tag() {
-        assert_eq!(
-            split_reference("grantgate/refcore:latest"),
-            ("grantgate/refcore", "latest")
-        );
-        assert_eq!(
-            split_reference("grantgate/refcore"),
-            ("grantgate/refcore", "latest")
-        );
-        assert_eq!(
-            split_reference("reg:5000/core"),
-            ("reg:5000/core", "latest")
-        );
-        assert_eq!(
-            split_reference("reg:5000/core:1.2"),
-            ("reg:5000/core", "1.2")
-        );
-    }
 
     #[test]
     fn the_postgres_version_comes_from_its_start_up_line() {

@@ -184,6 +184,15 @@ impl DockerApi {
     }
 }
 
+/// `name[:tag]` → (name, tag), as testcontainers wants an image; a
+/// registry's `host:port` has no tag.
+pub fn split_reference(reference: &str) -> (&str, &str) {
+    match reference.rsplit_once(':') {
+        Some((name, tag)) if !tag.contains('/') => (name, tag),
+        _ => (reference, "latest"),
+    }
+}
+
 /// A container or network someone else removed first is fine.
 fn is_gone(e: &BollardError) -> bool {
     matches!(
@@ -226,6 +235,26 @@ fn start_ticks(pid: i32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn image_references_split_into_name_and_tag() {
+        assert_eq!(
+            split_reference("grantgate/refcore:latest"),
+            ("grantgate/refcore", "latest")
+        );
+        assert_eq!(
+            split_reference("grantgate/refcore"),
+            ("grantgate/refcore", "latest")
+        );
+        assert_eq!(
+            split_reference("reg:5000/core"),
+            ("reg:5000/core", "latest")
+        );
+        assert_eq!(
+            split_reference("reg:5000/core:1.2"),
+            ("reg:5000/core", "1.2")
+        );
+    }
 
     #[test]
     fn this_process_is_a_live_owner_and_a_made_up_one_is_not() {
