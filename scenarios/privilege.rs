@@ -287,6 +287,10 @@ pub async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
         .bot_with_process_token_of("lab-bot", "other-bot")
         .await?;
     let read = bot.get_grant(&grant).await?;
+    // What travelled is the claim; the answer follows from it.
+    let proxy = ctx.proxy().await?;
+    let origin = proxy.url().trim_start_matches("http://").to_owned();
+    expect_clean_traffic(ctx, "lab-bot", &origin, &proxy.captured())?;
     let read = ctx.expect_tool_ok("lab-bot reads its grant", &read)?;
     ctx.expect_eq("native status", read["native_status"].as_i64(), Some(200))?;
     let proposal = crate::actors::Proposal::of_grant(&read["grant"])?;
@@ -299,9 +303,7 @@ pub async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
     )?;
 
     ctx.step("every request reaching the Core carried lab-bot's token, never other-bot's");
-    let proxy = ctx.proxy().await?;
     let requests = proxy.captured();
-    let origin = proxy.url().trim_start_matches("http://").to_owned();
     ctx.expect_eq(
         "two requests reached the proxy (read, confirm)",
         requests.len(),
