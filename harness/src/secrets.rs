@@ -77,6 +77,23 @@ impl SecretRegistry {
     /// Replaces every registered secret in `text` with [`REDACTED`].
     pub fn redact(&self, text: &str) -> String {
         let values = self.values.lock().expect("secret registry poisoned");
+        if values.is_empty() {
+            return text.to_owned();
+        }
+        // One pass, longest match first; should two secrets overlap so that
+        // a piece of one survives, the value-by-value loop below decides.
+        if let Ok(automaton) = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(values.iter())
+        {
+            if !automaton.is_match(text) {
+                return text.to_owned();
+            }
+            let out = automaton.replace_all(text, &vec![REDACTED; values.len()]);
+            if !automaton.is_match(&out) {
+                return out;
+            }
+        }
         let mut out = text.to_owned();
         for v in values.iter() {
             if out.contains(v.as_str()) {
@@ -86,13 +103,24 @@ impl SecretRegistry {
         out
     }
 
-    /// Counts registered secrets occurring in `bytes`.
+    /// Counts registered secrets occurring in `bytes` (each occurrence of
+    /// each value, overlapping ones included).
+    ///
+    /// Why one automaton rather than a search per value: a whole run
+    /// registers thousands of values and its report is megabytes; a search
+    /// per value made the final scan take minutes.
     pub fn occurrences(&self, bytes: &[u8]) -> usize {
         let values = self.values.lock().expect("secret registry poisoned");
-        values
-            .iter()
-            .map(|v| count_occurrences(bytes, v.as_bytes()))
-            .sum()
+        if values.is_empty() {
+            return 0;
+        }
+        match aho_corasick::AhoCorasick::new(values.iter()) {
+            Ok(automaton) => automaton.find_overlapping_iter(bytes).count(),
+            Err(_) => values
+                .iter()
+                .map(|v| count_occurrences(bytes, v.as_bytes()))
+                .sum(),
+        }
     }
 
     /// Scans every file under `dir`; fails with the first file that holds a
@@ -161,6 +189,19 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_secrets_leave_no_piece_behind() {
+        let reg = SecretRegistry::new();
+        reg.register("abcdefgh12");
+        reg.register("12345678xyz");
+        let out = reg.redact("<abcdefgh12345678xyz> abcdefgh12 12345678xyz");
+        assert!(
+            !out.contains("abcdefgh12") && !out.contains("12345678xyz"),
+            "{out}"
+        );
+        assert!(out.ends_with("[redacted] [redacted]"), "{out}");
+    }
+
+    #[test]
     fn short_values_are_not_registered() {
         let reg = SecretRegistry::new();
         reg.register("abc");
@@ -184,5 +225,17 @@ mod tests {
             }
             other => panic!("expected a leak, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn occurrences_count_every_value_and_overlaps_like_a_search_per_value() {
+        let reg = SecretRegistry::new();
+        reg.register("aaaaaaaa");
+        reg.register("token-0123456789");
+        let text = b"xaaaaaaaaay token-0123456789 token-0123456789";
+        // "aaaaaaaaa" (9 a's) holds two overlapping 8-a windows.
+        assert_eq!(reg.occurrences(text), 4);
+        assert_eq!(reg.occurrences(b"nothing"), 0);
+        assert_eq!(SecretRegistry::new().occurrences(text), 0);
     }
 }
