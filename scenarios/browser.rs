@@ -57,9 +57,9 @@ pub fn scenarios() -> Vec<Scenario> {
             claim: "A `_csrf` older than the Core's token lifetime is refused with 400 as a form \
                     field and as `X-Csrf-Token`, and changes nothing, while a fresh form of the \
                     same session still works (relies on refcore's `CORE_CSRF_TTL_SECS` launch \
-                    extension, set to 2 s).",
+                    extension, set to 3 s).",
             fixture: "lab",
-            core_env: &[("CORE_CSRF_TTL_SECS", "2")],
+            core_env: &[("CORE_CSRF_TTL_SECS", "3")],
             parity: true,
             run: |ctx| Box::pin(csrf_expired_refused(ctx)),
         },
@@ -444,9 +444,12 @@ fn csrf_of(form: &Form) -> Step<String> {
 /// Tokens older than the Core's lifetime are refused; fresh ones work.
 ///
 /// The contract has no way to age a token on demand: this relies on
-/// refcore's `CORE_CSRF_TTL_SECS` launch extension (here 2 s). A foreign Core
-/// must offer an equivalent setting for this trial to prove anything; without
-/// one its tokens outlive the wait and the trial fails.
+/// refcore's `CORE_CSRF_TTL_SECS` launch extension, here 3 s. refcore counts
+/// a token as expired once its whole-second age exceeds the lifetime, so the
+/// aged forms wait 4.2 s and every other form is posted well within 3 s. A
+/// foreign Core must offer an equivalent setting (or honour this one) for
+/// this trial to prove anything; without one its tokens outlive the wait and
+/// the trial fails.
 pub async fn csrf_expired_refused(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -458,7 +461,7 @@ pub async fn csrf_expired_refused(ctx: &mut Ctx) -> Outcome {
     let prepare = prepare_form(&alice, "late task").await?;
     let approve = alice.grant_form(&grant, "approve").await?;
     let withdraw = alice.grant_form(&grant, "withdraw").await?;
-    tokio::time::sleep(Duration::from_millis(3500)).await;
+    tokio::time::sleep(Duration::from_millis(4200)).await;
 
     ctx.step("alice posts the aged forms");
     let refused = alice.submit(&prepare).await?;
