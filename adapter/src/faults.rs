@@ -53,6 +53,29 @@ pub fn init(raw: Option<&str>) -> Result<(), ConfigError> {
     }
 }
 
+/// The flag that prints the fault catalogue and exits.
+pub const LIST_FLAG: &str = "--list-faults";
+
+/// What `awg-mcp --list-faults` prints, so the harness's self-test finds the
+/// faults in the binary itself: one line per fault, `name<TAB>any` (no
+/// adapter fault depends on the Core's backend). `None` in a default build,
+/// which has no faults.
+pub fn listing() -> Option<String> {
+    #[cfg(feature = "faults")]
+    {
+        Some(
+            catalogue::ALL
+                .iter()
+                .map(|(_, n)| format!("{n}\tany\n"))
+                .collect(),
+        )
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        None
+    }
+}
+
 #[cfg(feature = "faults")]
 mod catalogue {
     use std::hash::{BuildHasher, RandomState};
@@ -176,5 +199,17 @@ mod tests {
         let (one, two) = (invented_key(), invented_key());
         assert!(crate::validate::is_uuid_v4(&one), "{one}");
         assert_ne!(one, two);
+    }
+
+    #[test]
+    fn the_listing_names_every_fault() {
+        #[cfg(feature = "faults")]
+        {
+            let listing = listing().unwrap();
+            assert_eq!(listing.lines().count(), catalogue::ALL.len());
+            assert!(listing.contains("adapter-retries-post\tany\n"), "{listing}");
+        }
+        #[cfg(not(feature = "faults"))]
+        assert_eq!(listing(), None);
     }
 }

@@ -9,6 +9,20 @@ use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some(awg_mcp::faults::LIST_FLAG) {
+        return match awg_mcp::faults::listing() {
+            Some(listing) => {
+                print!("{listing}");
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!(
+                    "awg-mcp: error: --list-faults: this awg-mcp was built without the `faults` feature"
+                );
+                ExitCode::from(2)
+            }
+        };
+    }
     let cli = Cli::parse();
     // Logs go to stderr: stdout is the MCP channel (stdio) or the one address line (http).
     // AWG_LOG wins, then the conventional RUST_LOG, then a quiet default.

@@ -54,6 +54,33 @@ pub fn init(raw: Option<&str>, backend: Backend) -> Result<(), FaultError> {
     }
 }
 
+/// The flag that prints the fault catalogue and exits.
+pub const LIST_FLAG: &str = "--list-faults";
+
+/// What `refcore --list-faults` prints, so the harness's self-test finds the
+/// faults in the binary itself instead of a list of its own: one line per
+/// fault, `name<TAB>active-on`, where active-on is `any` or the one backend
+/// the fault is active on (`sqlite`). `None` in a default build, which has
+/// no faults.
+pub fn listing() -> Option<String> {
+    #[cfg(feature = "faults")]
+    {
+        Some(
+            catalogue::ALL
+                .iter()
+                .map(|(f, n)| {
+                    let on = catalogue::only_on(*f).map_or("any", Backend::name);
+                    format!("{n}\t{on}\n")
+                })
+                .collect(),
+        )
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        None
+    }
+}
+
 #[cfg(feature = "faults")]
 mod catalogue {
     use std::sync::OnceLock;
@@ -162,11 +189,16 @@ mod catalogue {
             })
     }
 
+    /// The one backend a fault is active on, if it is backend-specific. The
+    /// NUL fault models a check that only ran where PostgreSQL would have
+    /// failed anyway: on PostgreSQL it stays inactive.
+    pub(super) fn only_on(fault: Fault) -> Option<Backend> {
+        (fault == Fault::NulAcceptedOnSqlite).then_some(Backend::Sqlite)
+    }
+
     pub(super) fn activate(name: &str, backend: Backend) -> Result<(), FaultError> {
         let fault = parse(name)?;
-        // The NUL fault models a check that only ran where PostgreSQL would
-        // have failed anyway: on PostgreSQL it stays inactive.
-        if fault == Fault::NulAcceptedOnSqlite && backend != Backend::Sqlite {
+        if only_on(fault).is_some_and(|b| b != backend) {
             tracing::warn!(
                 fault = name,
                 "built-in fault selected, inactive on this backend"
@@ -219,5 +251,21 @@ mod tests {
             err.contains("replay-answers-201") && err.contains("nul-accepted-on-sqlite"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_listing_names_every_fault_and_where_it_is_active() {
+        #[cfg(feature = "faults")]
+        {
+            let listing = listing().unwrap();
+            assert_eq!(listing.lines().count(), catalogue::ALL.len());
+            assert!(
+                listing.contains("nul-accepted-on-sqlite\tsqlite\n"),
+                "{listing}"
+            );
+            assert!(listing.contains("replay-answers-201\tany\n"), "{listing}");
+        }
+        #[cfg(not(feature = "faults"))]
+        assert_eq!(listing(), None);
     }
 }

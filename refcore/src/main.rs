@@ -6,6 +6,12 @@ use tokio::signal::unix::{SignalKind, signal};
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    if std::env::args().nth(1).as_deref() == Some(refcore::faults::LIST_FLAG) {
+        let listing = refcore::faults::listing()
+            .context("--list-faults: this refcore was built without the `faults` feature")?;
+        print!("{listing}");
+        return Ok(());
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
