@@ -36,7 +36,7 @@ pub fn catalogue() -> Vec<Scenario> {
         access_loss::scenarios(),
         adapter_faults::scenarios(),
         privilege::scenarios(),
-        crate::runner::selftest::scenarios(),
+        crate::runner::probes::scenarios(),
     ]
     .concat()
 }

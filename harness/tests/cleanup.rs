@@ -217,7 +217,7 @@ fn check_sigint_run(tmp: &Path, via: Via) {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
             Ok(line) => {
-                if line.contains("grantgate-selftest: hanging") {
+                if line.contains("grantgate-probe: hanging") {
                     hanging += 1;
                 }
                 seen.push(line);

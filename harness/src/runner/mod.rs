@@ -5,8 +5,8 @@ pub mod catalogue;
 pub mod events;
 pub mod outcome;
 pub mod parity;
+pub mod probes;
 pub mod run;
-pub mod selftest;
 pub mod signals;
 pub mod trial;
 

@@ -1,4 +1,4 @@
-//! Scenarios that test the engine itself, never part of the real catalogue:
+//! Probes: scenarios that test the engine itself, never part of the real catalogue:
 //! they appear only when `GRANTGATE_ENGINE_SCENARIOS=1` is set, which the
 //! engine's own tests do to prove cleanup after a panic and after Ctrl-C.
 
@@ -9,7 +9,7 @@ use crate::runner::outcome::Outcome;
 /// The variable that makes these scenarios visible.
 pub const ENV: &str = "GRANTGATE_ENGINE_SCENARIOS";
 
-/// The engine's self-test scenarios, if enabled.
+/// The engine probes, if enabled.
 pub fn scenarios() -> Vec<Scenario> {
     if std::env::var(ENV).as_deref() != Ok("1") {
         return Vec::new();
@@ -53,14 +53,14 @@ async fn fails(ctx: &mut Ctx) -> Outcome {
 async fn panics(ctx: &mut Ctx) -> Outcome {
     ctx.step("start an adapter, then panic");
     let _bot = ctx.bot("lab-bot").await?;
-    panic!("deliberate panic from the engine self-test");
+    panic!("deliberate panic from an engine probe");
 }
 
 async fn hangs(ctx: &mut Ctx) -> Outcome {
     ctx.step("start an adapter, then wait to be interrupted");
     let _bot = ctx.bot("lab-bot").await?;
     // The test watches for this line, then sends SIGINT.
-    eprintln!("grantgate-selftest: hanging");
+    eprintln!("grantgate-probe: hanging");
     std::future::pending::<()>().await;
     Ok(())
 }
