@@ -16,6 +16,15 @@ use crate::error::{HarnessError, Result};
 /// The command that builds both default binaries.
 pub const BUILD_COMMAND: &str = "cargo build -p refcore -p awg-mcp";
 
+/// The command that builds both programs with their built-in faults
+/// (`docs/faults.md`), into a target directory of their own so that the
+/// default binaries are never replaced by faulty ones.
+pub const FAULTS_BUILD_COMMAND: &str = "cargo build -p refcore -p awg-mcp \
+    --features refcore/faults,awg-mcp/faults --target-dir target/faults";
+
+/// The cargo arguments of [`FAULTS_BUILD_COMMAND`] besides the target dir.
+const FAULTS_FEATURES: &str = "refcore/faults,awg-mcp/faults";
+
 /// The directory holding the harness's own executable (with `deps/`
 /// stripped for test executables).
 pub fn target_profile_dir() -> Option<PathBuf> {
@@ -48,7 +57,7 @@ pub fn locate(core: Option<&Path>, adapter: Option<&Path>) -> Result<Binaries> {
     if !need_build.is_empty()
         && let Some(dir) = &dir
     {
-        build_under_cargo(dir, &need_build)?;
+        build_under_cargo(dir, &need_build, None)?;
     }
     Ok(Binaries {
         core: resolve("Core binary (refcore)", core, dir.as_deref(), "refcore")?,
@@ -58,6 +67,50 @@ pub fn locate(core: Option<&Path>, adapter: Option<&Path>) -> Result<Binaries> {
             dir.as_deref(),
             "awg-mcp",
         )?,
+    })
+}
+
+/// Resolves the faults builds of both programs for the self-test: explicit
+/// paths must exist; by default they are `<target>/faults/<profile>/…`,
+/// built there by cargo first when running under cargo. A missing one is a
+/// configuration error naming [`FAULTS_BUILD_COMMAND`].
+pub fn locate_faults(core: Option<&Path>, adapter: Option<&Path>) -> Result<Binaries> {
+    let profile_dir = target_profile_dir();
+    let faults_dir = profile_dir.as_deref().and_then(|d| {
+        let target = d.parent()?;
+        Some(target.join("faults").join(d.file_name()?))
+    });
+    if (core.is_none() || adapter.is_none())
+        && let (Some(profile_dir), Some(faults_dir)) = (&profile_dir, &faults_dir)
+        && let Some(faults_target) = faults_dir.parent()
+    {
+        build_under_cargo(
+            profile_dir,
+            &["refcore", "awg-mcp"],
+            Some((faults_target, FAULTS_FEATURES)),
+        )?;
+    }
+    let find = |what: &str, explicit: Option<&Path>, name: &str| {
+        let path = explicit
+            .map(Path::to_owned)
+            .or_else(|| faults_dir.as_ref().map(|d| d.join(name)))
+            .unwrap_or_else(|| PathBuf::from(name));
+        if path.is_file() {
+            Ok(path)
+        } else {
+            Err(HarnessError::MissingBinary {
+                what: format!("{what} with the `faults` feature"),
+                path,
+                fix: format!(
+                    "build it with `{FAULTS_BUILD_COMMAND}` and pass \
+                     --core-bin target/faults/debug/refcore --adapter-bin target/faults/debug/awg-mcp"
+                ),
+            })
+        }
+    };
+    Ok(Binaries {
+        core: find("Core binary (refcore)", core, "refcore")?,
+        adapter: find("adapter binary (awg-mcp)", adapter, "awg-mcp")?,
     })
 }
 
@@ -84,18 +137,24 @@ fn resolve(what: &str, explicit: Option<&Path>, dir: Option<&Path>, name: &str) 
 }
 
 /// Under cargo, builds the default binaries into the harness's own target
-/// directory and profile. Skipped outside cargo and when
+/// directory and profile (or, with `faults`, into that other target
+/// directory with those features). Skipped outside cargo and when
 /// `GRANTGATE_NO_BUILD=1`.
-fn build_under_cargo(profile_dir: &Path, packages: &[&str]) -> Result<()> {
+fn build_under_cargo(
+    profile_dir: &Path,
+    packages: &[&str],
+    faults: Option<(&Path, &str)>,
+) -> Result<()> {
     let Some(cargo) = std::env::var_os("CARGO") else {
         return Ok(());
     };
     if std::env::var("GRANTGATE_NO_BUILD").as_deref() == Ok("1") {
         return Ok(());
     }
-    let Some(target_dir) = profile_dir.parent() else {
+    let Some(own_target_dir) = profile_dir.parent() else {
         return Ok(());
     };
+    let target_dir = faults.map_or(own_target_dir, |(dir, _)| dir);
     let profile = profile_dir
         .file_name()
         .and_then(|n| n.to_str())
@@ -109,13 +168,17 @@ fn build_under_cargo(profile_dir: &Path, packages: &[&str]) -> Result<()> {
     let mut cmd = Command::new(cargo);
     // Not quiet: on a fresh checkout this build takes minutes, and cargo's
     // own progress says why nothing else happens meanwhile.
+    let features = faults
+        .map(|(_, f)| format!(" --features {f}"))
+        .unwrap_or_default();
     eprintln!(
-        "grantgate: cargo build {}",
+        "grantgate: cargo build {}{features} --target-dir {}",
         packages
             .iter()
             .map(|p| format!("-p {p}"))
             .collect::<Vec<_>>()
-            .join(" ")
+            .join(" "),
+        target_dir.display()
     );
     cmd.arg("build")
         .arg("--manifest-path")
@@ -134,12 +197,15 @@ fn build_under_cargo(profile_dir: &Path, packages: &[&str]) -> Result<()> {
     for p in packages {
         cmd.args(["-p", p]);
     }
+    if let Some((_, features)) = faults {
+        cmd.args(["--features", features]);
+    }
     let status = cmd.status().map_err(|e| {
         HarnessError::Config(format!("cannot run cargo to build {packages:?}: {e}"))
     })?;
     if !status.success() {
         return Err(HarnessError::Config(format!(
-            "`cargo build {}` failed; fix the build, then run again",
+            "`cargo build {}{features}` failed; fix the build, then run again",
             packages
                 .iter()
                 .map(|p| format!("-p {p}"))

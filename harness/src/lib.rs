@@ -16,6 +16,8 @@
 //! - [`report`] renders the finished [`report::model::RunReport`] (JUnit,
 //!   JSON, HTML, manifest); [`secrets`] redacts every writer and scans the
 //!   result; [`progress`] prints events to the terminal.
+//! - [`selftest`] runs the catalogue against every built-in fault of
+//!   `refcore`/`awg-mcp` and writes the kill matrix.
 //! - [`error`] is the engine's error: the harness broke, not the Core.
 
 #![warn(missing_docs)]
@@ -34,6 +36,7 @@ pub mod proxy;
 pub mod report;
 pub mod runner;
 pub mod secrets;
+pub mod selftest;
 pub mod stack;
 
 /// The acceptance catalogue, kept in the top-level `scenarios/` folder so

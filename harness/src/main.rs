@@ -38,6 +38,43 @@ enum Command {
     /// List the scenarios by catalogue family, with their trials
     /// (`backend::scenario`) and claims.
     List(Selection),
+    /// Run the catalogue cleanly, then against every built-in fault of a
+    /// `faults` build, and write the kill matrix (docs/faults.md).
+    Selftest(SelftestArgs),
+}
+
+#[derive(clap::Args)]
+struct SelftestArgs {
+    /// Backend(s) of the clean pass (default both). A fault runs on the
+    /// first of them, or on all of them when it is backend-specific.
+    #[arg(long = "backend", value_enum)]
+    backends: Vec<Backend>,
+    /// Keep only trials whose name contains this text (every pass).
+    #[arg(long)]
+    filter: Option<String>,
+    /// Stacks running at once across all passes (default: the number of cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Only these faults (repeatable; default: every fault the binaries list).
+    #[arg(long = "fault", value_name = "NAME")]
+    faults: Vec<String>,
+    /// refcore built with the `faults` feature (default: built by cargo into
+    /// target/faults when under cargo).
+    #[arg(long)]
+    core_bin: Option<PathBuf>,
+    /// awg-mcp built with the `faults` feature (default as for --core-bin).
+    #[arg(long)]
+    adapter_bin: Option<PathBuf>,
+    /// Where reports/<run-id>/ (with selftest/ inside) is written.
+    #[arg(long, default_value = "reports")]
+    report_dir: PathBuf,
+    /// Use this PostgreSQL server instead of ephemeral clusters.
+    #[arg(long, env = "GRANTGATE_POSTGRES_URL")]
+    postgres_url: Option<String>,
+    /// Stop each fault's pass at its first kill (faster; the matrix then
+    /// names the first catcher of each fault, not all of them).
+    #[arg(long)]
+    first_kill: bool,
 }
 
 #[derive(clap::Args)]
@@ -96,23 +133,26 @@ struct RunArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::List(sel) => list(sel),
-        Command::Run(args) => {
-            let rt = match tokio::runtime::Runtime::new() {
-                Ok(rt) => rt,
-                Err(e) => {
-                    eprintln!("error: cannot start the async runtime: {e}");
-                    return ExitCode::from(2);
-                }
-            };
-            match rt.block_on(run(args)) {
-                Ok(code) => ExitCode::from(code),
-                Err(e) => {
-                    eprintln!("error: {}", render(&e));
-                    ExitCode::from(2)
-                }
+    let rt = match cli.command {
+        Command::List(sel) => return list(sel),
+        _ => match tokio::runtime::Runtime::new() {
+            Ok(rt) => rt,
+            Err(e) => {
+                eprintln!("error: cannot start the async runtime: {e}");
+                return ExitCode::from(2);
             }
+        },
+    };
+    let result = match cli.command {
+        Command::List(_) => unreachable!("answered above"),
+        Command::Run(args) => rt.block_on(run(args)),
+        Command::Selftest(args) => rt.block_on(selftest(args)),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {}", render(&e));
+            ExitCode::from(2)
         }
     }
 }
@@ -213,4 +253,93 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     } else {
         0
     })
+}
+
+async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
+    use grantgate::selftest::faults::{Program, list as list_faults};
+    let config = RunConfig::builder()
+        .backends(args.backends)
+        .filter(args.filter)
+        .jobs(args.jobs.unwrap_or_else(default_jobs))
+        .report_dir(args.report_dir)
+        .postgres_url(args.postgres_url)
+        .build();
+    let bins =
+        grantgate::binaries::locate_faults(args.core_bin.as_deref(), args.adapter_bin.as_deref())
+            .context("finding the faults build")?;
+    let mut faults = list_faults(Program::Core, &bins.core)?;
+    faults.extend(list_faults(Program::Adapter, &bins.adapter)?);
+    if !args.faults.is_empty() {
+        if let Some(unknown) = args
+            .faults
+            .iter()
+            .find(|n| !faults.iter().any(|f| &f.name == *n))
+        {
+            let valid: Vec<&str> = faults.iter().map(|f| f.name.as_str()).collect();
+            anyhow::bail!(
+                "--fault {unknown}: no such fault; valid: {}",
+                valid.join(", ")
+            );
+        }
+        faults.retain(|f| args.faults.contains(&f.name));
+    }
+    if config.filter.is_some()
+        && grantgate::runner::catalogue::trials(
+            &grantgate::scenarios::catalogue(),
+            &config.backends,
+            config.filter.as_deref(),
+        )
+        .is_empty()
+    {
+        anyhow::bail!("no trial matches the selection; see `grantgate list`");
+    }
+    let report_root = config.report_dir.clone();
+    let cancel = grantgate::runner::signals::cancel_on_signals();
+    let sink: EventSink = grantgate::progress::sink();
+    let Some(outcome) =
+        grantgate::selftest::run::run(config, &bins, &faults, args.first_kill, &sink, &cancel)
+            .await?
+    else {
+        return Ok(130);
+    };
+    let m = &outcome.matrix;
+    for f in &m.faults {
+        let by: Vec<&str> = f.killed_by.iter().map(|c| c.trial.as_str()).collect();
+        if f.killed() {
+            println!(
+                "killed   {:<40} by {} ({} of {} trials ran)",
+                f.name,
+                by.join(", "),
+                f.trials_run,
+                f.trials_selected
+            );
+        } else {
+            println!(
+                "SURVIVED {:<40} ({} trials ran, {} errored)",
+                f.name,
+                f.trials_run,
+                f.errored.len()
+            );
+        }
+    }
+    println!(
+        "selftest: {} of {} faults killed; clean pass {}; {} s in all",
+        m.faults.len() - m.survivors().len(),
+        m.faults.len(),
+        if m.clean_is_green() {
+            "green"
+        } else {
+            "NOT green"
+        },
+        m.duration_ms / 1000
+    );
+    match grantgate::selftest::run::write(&outcome, &report_root) {
+        Ok(dir) => println!("kill matrix: {}", dir.join("index.html").display()),
+        Err(e @ HarnessError::SecretLeak { .. }) => {
+            eprintln!("error: {e}");
+            return Ok(1);
+        }
+        Err(e) => return Err(e).context("writing the self-test report"),
+    }
+    Ok(m.exit_code())
 }

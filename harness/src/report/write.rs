@@ -46,7 +46,7 @@ pub fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::report::model::tests::sample;
     use sha2::{Digest, Sha256};
@@ -54,7 +54,7 @@ mod tests {
     /// Compares a rendered document with its stored snapshot in
     /// `src/report/snapshots/`; `GRANTGATE_UPDATE_SNAPSHOTS=1` rewrites it
     /// (review the diff before committing).
-    fn snapshot(name: &str, actual: &str) {
+    pub(crate) fn snapshot(name: &str, actual: &str) {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("src/report/snapshots")
             .join(name);
