@@ -4,11 +4,6 @@
 //! build with no fault set behaves like the default one is shown by running
 //! this whole suite against it (`--features faults`).
 
-#[cfg(not(feature = "faults"))]
-use std::sync::Arc;
-
-use crate::check;
-use crate::support::TestResult;
 use crate::support::core;
 use crate::support::world::Env;
 
@@ -22,16 +17,28 @@ async fn refused_start(env: &Env, value: &str) -> Result<String, String> {
     }
 }
 
-/// A default build cannot break anything on purpose, so a set `CORE_FAULT`
-/// is refused with a message saying why.
 #[cfg(not(feature = "faults"))]
-pub async fn default_build_refuses_a_fault(env: Arc<Env>) -> TestResult {
-    let stderr = refused_start(&env, "replay-answers-201").await?;
-    check!(
-        stderr.contains("CORE_FAULT is set") && stderr.contains("`faults` feature"),
-        "unclear refusal: {stderr}"
-    );
-    Ok(())
+pub use default_build::*;
+
+#[cfg(not(feature = "faults"))]
+mod default_build {
+    use std::sync::Arc;
+
+    use super::refused_start;
+    use crate::check;
+    use crate::support::TestResult;
+    use crate::support::world::Env;
+
+    /// A default build cannot break anything on purpose, so a set
+    /// `CORE_FAULT` is refused with a message saying why.
+    pub async fn default_build_refuses_a_fault(env: Arc<Env>) -> TestResult {
+        let stderr = refused_start(&env, "replay-answers-201").await?;
+        check!(
+            stderr.contains("CORE_FAULT is set") && stderr.contains("`faults` feature"),
+            "unclear refusal: {stderr}"
+        );
+        Ok(())
+    }
 }
 
 #[cfg(feature = "faults")]
