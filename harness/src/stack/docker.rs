@@ -53,6 +53,8 @@ pub struct DockerRuntime {
     secrets: SecretRegistry,
     next: AtomicUsize,
     postgres_version: Mutex<Option<String>>,
+    /// Host ports already handed to this run's Cores, never handed twice.
+    ports: Mutex<Vec<u16>>,
     kept: KeptStacks,
 }
 
@@ -88,6 +90,7 @@ impl DockerRuntime {
             secrets,
             next: AtomicUsize::new(1),
             postgres_version: Mutex::new(None),
+            ports: Mutex::new(Vec::new()),
             kept: KeptStacks::default(),
         })
     }
@@ -171,7 +174,7 @@ impl DockerRuntime {
                 (Some(db), url)
             }
         };
-        let port = free_loopback_port()?;
+        let port = self.fresh_loopback_port()?;
         let base_url = format!("http://127.0.0.1:{port}");
         let (name, tag) = split_reference(&self.core_image.reference);
         let mut request = GenericImage::new(name, tag)
@@ -253,6 +256,28 @@ impl DockerRuntime {
             *version = postgres_version_in(&log.text());
         }
         Ok(db)
+    }
+
+    /// A loopback port nothing listens on now, and not one this run handed
+    /// out before (two stacks starting at once could otherwise be given the
+    /// same one). Should another process take it before the container
+    /// does, Docker refuses to start the container and the trial errors.
+    fn fresh_loopback_port(&self) -> Result<u16> {
+        let fail =
+            |e: std::io::Error| HarnessError::Docker(format!("picking a loopback port: {e}"));
+        let mut handed = self.ports.lock().unwrap_or_else(|e| e.into_inner());
+        // Hold every probe open until the end, so the kernel cannot give
+        // the same port twice in this loop.
+        let mut probes = Vec::new();
+        loop {
+            let probe = std::net::TcpListener::bind("127.0.0.1:0").map_err(fail)?;
+            let port = probe.local_addr().map_err(fail)?.port();
+            probes.push(probe);
+            if !handed.contains(&port) {
+                handed.push(port);
+                return Ok(port);
+            }
+        }
     }
 }
 
@@ -344,17 +369,6 @@ fn publish_on_loopback_only(config: &mut testcontainers::bollard::models::HostCo
 fn publish_nothing(config: &mut testcontainers::bollard::models::HostConfig) {
     config.publish_all_ports = Some(false);
     config.port_bindings = None;
-}
-
-/// A loopback port nothing listens on now. Should another process take it
-/// first, Docker refuses to start the container and the trial errors.
-fn free_loopback_port() -> Result<u16> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| HarnessError::Docker(format!("picking a free loopback port: {e}")))?;
-    listener
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| HarnessError::Docker(format!("picking a free loopback port: {e}")))
 }
 
 /// PostgreSQL's start-up line (`starting PostgreSQL 15.x (Debian …) on …`)
