@@ -106,13 +106,20 @@ pub async fn run(
                 secrets.absorb(engine.secrets());
                 engine.shutdown();
                 let c = report.counts();
+                let failed: Vec<&str> = report
+                    .results
+                    .iter()
+                    .filter(|r| matches!(r.verdict, Verdict::Failed { .. }))
+                    .map(|r| r.name.as_str())
+                    .collect();
                 println!(
-                    "selftest: {:<40} {} failed, {} errored, {} passed ({} s)",
+                    "selftest: {:<40} {} failed, {} errored, {} passed ({} s) {}",
                     fault.name,
                     c.failed,
                     c.errored,
                     c.passed,
-                    report.duration_ms / 1000
+                    report.duration_ms / 1000,
+                    failed.join(" ")
                 );
                 Ok(FaultPass {
                     fault: fault.clone(),
