@@ -58,6 +58,17 @@ pub fn scenarios() -> Vec<Scenario> {
             parity: true,
             run: |ctx| Box::pin(large_body_read_back(ctx)),
         },
+        Scenario {
+            id: "nul_refused_on_every_backend",
+            family: "3 full lifecycle",
+            claim: "A title or body holding NUL (U+0000) is refused with 422, natively and through \
+                    the adapter (`unprocessable`), on every backend, and nothing is written: no \
+                    Issue, no submission under its key.",
+            fixture: "lab",
+            core_env: &[],
+            parity: true,
+            run: |ctx| Box::pin(nul_refused_on_every_backend(ctx)),
+        },
     ]
 }
 
@@ -492,5 +503,40 @@ pub async fn large_body_read_back(ctx: &mut Ctx) -> Outcome {
             "binding": native["agent_work_grant"],
         }),
     );
+    Ok(())
+}
+
+/// Spec §2: NUL is refused with 422 on every backend, so SQLite (which
+/// could store it) and PostgreSQL (which cannot) behave the same.
+pub async fn nul_refused_on_every_backend(ctx: &mut Ctx) -> Outcome {
+    let alice = ctx.human("alice")?;
+    ctx.step("alice logs in");
+    alice.login().await?;
+    let bot = ctx.bot("lab-bot").await?;
+    let (grant, proposal) =
+        crate::scenarios::flows::active_grant(ctx, &alice, &bot, "alice/lab", TASK).await?;
+    let before = crate::scenarios::flows::issue_count(ctx, "alice/lab").await?;
+
+    ctx.step("lab-bot submits a title holding NUL natively");
+    let native = ctx.native("lab-bot")?;
+    let in_title = Submission::new("Flaky\u{0}test", BODY);
+    let answer = native.submit(&grant, &proposal, &in_title).await?;
+    ctx.observe("native answer to NUL in the title", &answer.status);
+    ctx.expect_status("NUL in the title", answer.status, 422)?;
+
+    ctx.step("lab-bot submits a body holding NUL through the adapter");
+    let in_body = Submission::new(TITLE, "before\u{0}after");
+    let reply = bot.submit(&grant, &proposal, &in_body).await?;
+    ctx.observe("adapter error for NUL in the body", &reply.error_code());
+    ctx.expect_tool_error("NUL in the body", &reply, "unprocessable")?;
+
+    ctx.step("nothing was written");
+    let after = crate::scenarios::flows::issue_count(ctx, "alice/lab").await?;
+    ctx.observe("Issues written", &(after - before));
+    ctx.expect_eq("Issues in alice/lab", after, before)?;
+    for key in [&in_title.request_key, &in_body.request_key] {
+        let back = native.submission(&grant, key).await?;
+        ctx.expect_status("no submission under the key", back.status, 404)?;
+    }
     Ok(())
 }
