@@ -131,10 +131,26 @@ mod catalogue {
         ListShowsInvisibleGrants,
         /// NUL passes validation when the backend is SQLite (which stores it).
         NulAcceptedOnSqlite,
+        /// Approve answers as usual but skips the state update.
+        ApproveKeepsState,
+        /// Pages take an API credential as a sign-in (and skip `_csrf` then).
+        PagesAcceptApiTokens,
+        /// The grant list ignores `state` (always the non-revoked default).
+        StateFilterIgnored,
+        /// Confirm skips the proposal-triple comparison.
+        ConfirmIgnoresTriple,
+        /// Confirming an `awaiting_human` grant answers 200 again.
+        ConfirmTwiceAccepted,
+        /// The Issue body is stored cut at 65,536 bytes.
+        BodyTruncated,
+        /// A moved Issue's receipt still reads `submitted`.
+        MovedIssueReadsSubmitted,
+        /// Replay detection looks request keys up across all grants.
+        RequestKeyGlobal,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 20] = [
+    pub const ALL: [(Fault, &str); 28] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -170,6 +186,17 @@ mod catalogue {
             "list-shows-invisible-grants",
         ),
         (Fault::NulAcceptedOnSqlite, "nul-accepted-on-sqlite"),
+        (Fault::ApproveKeepsState, "approve-keeps-state"),
+        (Fault::PagesAcceptApiTokens, "pages-accept-api-tokens"),
+        (Fault::StateFilterIgnored, "state-filter-ignored"),
+        (Fault::ConfirmIgnoresTriple, "confirm-ignores-triple"),
+        (Fault::ConfirmTwiceAccepted, "confirm-twice-accepted"),
+        (Fault::BodyTruncated, "body-truncated"),
+        (
+            Fault::MovedIssueReadsSubmitted,
+            "moved-issue-reads-submitted",
+        ),
+        (Fault::RequestKeyGlobal, "request-key-global"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -28,7 +28,7 @@ pub async fn grants_list(
 ) -> Result<Response, AppError> {
     caller.require(READ)?;
     let params = Params::from_query(query.as_deref())?;
-    let state_param = params.get("state")?;
+    let state_param = params.get("state")?.filter(|_| !fault!(StateFilterIgnored));
     let states: Vec<GrantState> = match state_param {
         None => vec![
             GrantState::AwaitingAgent,

@@ -49,6 +49,21 @@ pub async fn find(
     row.as_ref().map(submission_from).transpose()
 }
 
+/// Finds the oldest receipt of `request_key` in any grant: only the
+/// `request-key-global` fault uses it (a key is scoped to its grant).
+pub async fn find_in_any_grant(
+    conn: &mut AnyConnection,
+    request_key: &str,
+) -> Result<Option<Submission>, sqlx::Error> {
+    let row = sqlx::query(&format!(
+        "{SUBMISSION_SELECT} WHERE s.request_key = $1 ORDER BY s.id ASC LIMIT 1"
+    ))
+    .bind(request_key)
+    .fetch_optional(conn)
+    .await?;
+    row.as_ref().map(submission_from).transpose()
+}
+
 /// Every receipt of a grant, oldest first.
 pub async fn for_grant(
     conn: &mut AnyConnection,

@@ -131,8 +131,13 @@ pub async fn confirm(
         db.for_update(),
     )
     .await?;
+    if fault!(ConfirmTwiceAccepted) && grant.state == GrantState::AwaitingHuman {
+        return Ok(grant.to_json());
+    }
     let next = Transition::Confirm.apply(grant.state)?;
-    triple.check_against(&grant.digest)?;
+    if !fault!(ConfirmIgnoresTriple) {
+        triple.check_against(&grant.digest)?;
+    }
     let now = db::now();
     let applied = db::grants::transition(
         &mut tx,
@@ -217,7 +222,12 @@ pub async fn submit(
         grant: Some((grant.id, &request.request_key)),
         now: &now,
     };
-    if let Some(existing) = db::submissions::find(&mut tx, grant.id, &request.request_key).await? {
+    let existing = if fault!(RequestKeyGlobal) {
+        db::submissions::find_in_any_grant(&mut tx, &request.request_key).await?
+    } else {
+        db::submissions::find(&mut tx, grant.id, &request.request_key).await?
+    };
+    if let Some(existing) = existing {
         let changed = existing.title != request.title || existing.body != request.body;
         if changed && !fault!(ChangedPayloadAccepted) {
             return Err(AppError::conflict(

@@ -104,16 +104,18 @@ pub async fn decide(
         return Err(stale());
     }
     let next = transition.apply(grant.state)?;
-    let applied = db::grants::transition(
-        &mut tx,
-        grant.id,
-        grant.state,
-        grant.state_revision,
-        next,
-        user.id,
-        &db::now(),
-    )
-    .await?;
+    let skipped = fault!(ApproveKeepsState) && transition == Transition::Approve;
+    let applied = skipped
+        || db::grants::transition(
+            &mut tx,
+            grant.id,
+            grant.state,
+            grant.state_revision,
+            next,
+            user.id,
+            &db::now(),
+        )
+        .await?;
     if !applied {
         return Err(stale());
     }

@@ -8,7 +8,7 @@ use axum::http::request::Parts;
 use axum::response::Redirect;
 
 use super::csrf;
-use crate::auth::secrets;
+use crate::auth::{MaybeCaller, secrets};
 use crate::db::{self, users::UserRow};
 use crate::error::{AppError, PageError};
 use crate::extract::Params;
@@ -49,6 +49,11 @@ impl FromRequestParts<AppState> for Session {
     type Rejection = PageError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, PageError> {
+        if fault!(PagesAcceptApiTokens)
+            && let Some(signed_in) = api_credential_as_sign_in(parts, state).await?
+        {
+            return Ok(signed_in);
+        }
         let Some(id) = cookie_value(parts) else {
             return Ok(Session {
                 id: None,
@@ -72,6 +77,20 @@ impl FromRequestParts<AppState> for Session {
         };
         Ok(Session { id: Some(id), user })
     }
+}
+
+/// The request's API credential (token, Bearer, Basic) taken as a page
+/// sign-in, bots included, without a session: only the
+/// `pages-accept-api-tokens` fault uses it (pages trust the cookie alone).
+async fn api_credential_as_sign_in(
+    parts: &mut Parts,
+    state: &AppState,
+) -> Result<Option<Session>, PageError> {
+    let MaybeCaller(caller) = MaybeCaller::from_request_parts(parts, state).await?;
+    Ok(caller.map(|c| Session {
+        id: None,
+        user: Some(c.user),
+    }))
 }
 
 impl Session {
@@ -112,7 +131,10 @@ impl Session {
             ),
             _ => false,
         };
-        if ok || fault!(CsrfUnchecked) {
+        // Signed in without a session: only by an API credential, under the fault.
+        let by_api_credential =
+            fault!(PagesAcceptApiTokens) && self.id.is_none() && self.user.is_some();
+        if ok || fault!(CsrfUnchecked) || by_api_credential {
             Ok(())
         } else {
             Err(AppError::bad_request(
