@@ -21,7 +21,43 @@ const MIN_SECRET_LEN: usize = 8;
 /// A shared, append-only set of secret values. Cloning shares the set.
 #[derive(Clone, Default)]
 pub struct SecretRegistry {
-    values: Arc<Mutex<Vec<String>>>,
+    values: Arc<Mutex<Values>>,
+}
+
+/// The registered values, longest first, and the matcher built from them.
+///
+/// Why the matcher is cached: every transcript field is redacted, a run
+/// redacts many thousands of times and registers thousands of values;
+/// building the automaton per call made the harness itself the bottleneck.
+/// It is rebuilt only after a registration.
+#[derive(Default)]
+struct Values {
+    list: Vec<String>,
+    matcher: Option<Arc<aho_corasick::AhoCorasick>>,
+}
+
+impl Values {
+    fn add(&mut self, value: String) {
+        if !self.list.contains(&value) {
+            self.list.push(value);
+            // Longest first: a secret that contains another is replaced whole.
+            self.list.sort_by_key(|v| std::cmp::Reverse(v.len()));
+            self.matcher = None;
+        }
+    }
+
+    /// The leftmost-longest matcher over every value (None if it cannot be
+    /// built, in which case callers fall back to one search per value).
+    fn matcher(&mut self) -> Option<Arc<aho_corasick::AhoCorasick>> {
+        if self.matcher.is_none() {
+            self.matcher = aho_corasick::AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                .build(self.list.iter())
+                .ok()
+                .map(Arc::new);
+        }
+        self.matcher.clone()
+    }
 }
 
 impl std::fmt::Debug for SecretRegistry {
@@ -49,12 +85,8 @@ impl SecretRegistry {
         forms.push(form.replace('+', "%20"));
         let mut values = self.values.lock().expect("secret registry poisoned");
         for f in forms {
-            if !values.contains(&f) {
-                values.push(f);
-            }
+            values.add(f);
         }
-        // Longest first: a secret that contains another is replaced whole.
-        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
     }
 
     /// Registers every value of `other` here too: the self-test scans one
@@ -67,14 +99,12 @@ impl SecretRegistry {
             .values
             .lock()
             .expect("secret registry poisoned")
+            .list
             .clone();
         let mut values = self.values.lock().expect("secret registry poisoned");
         for v in theirs {
-            if !values.contains(&v) {
-                values.push(v);
-            }
+            values.add(v);
         }
-        values.sort_by_key(|v| std::cmp::Reverse(v.len()));
     }
 
     /// A fresh random secret (a password, a key), already registered.
@@ -86,7 +116,11 @@ impl SecretRegistry {
 
     /// How many values (secrets and their encodings) are registered.
     pub fn len(&self) -> usize {
-        self.values.lock().expect("secret registry poisoned").len()
+        self.values
+            .lock()
+            .expect("secret registry poisoned")
+            .list
+            .len()
     }
 
     /// True when nothing is registered.
@@ -96,26 +130,23 @@ impl SecretRegistry {
 
     /// Replaces every registered secret in `text` with [`REDACTED`].
     pub fn redact(&self, text: &str) -> String {
-        let values = self.values.lock().expect("secret registry poisoned");
-        if values.is_empty() {
+        let mut values = self.values.lock().expect("secret registry poisoned");
+        if values.list.is_empty() {
             return text.to_owned();
         }
         // One pass, longest match first; should two secrets overlap so that
         // a piece of one survives, the value-by-value loop below decides.
-        if let Ok(automaton) = aho_corasick::AhoCorasick::builder()
-            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-            .build(values.iter())
-        {
+        if let Some(automaton) = values.matcher() {
             if !automaton.is_match(text) {
                 return text.to_owned();
             }
-            let out = automaton.replace_all(text, &vec![REDACTED; values.len()]);
+            let out = automaton.replace_all(text, &vec![REDACTED; values.list.len()]);
             if !automaton.is_match(&out) {
                 return out;
             }
         }
         let mut out = text.to_owned();
-        for v in values.iter() {
+        for v in values.list.iter() {
             if out.contains(v.as_str()) {
                 out = out.replace(v.as_str(), REDACTED);
             }
@@ -131,12 +162,15 @@ impl SecretRegistry {
     /// per value made the final scan take minutes.
     pub fn occurrences(&self, bytes: &[u8]) -> usize {
         let values = self.values.lock().expect("secret registry poisoned");
-        if values.is_empty() {
+        if values.list.is_empty() {
             return 0;
         }
-        match aho_corasick::AhoCorasick::new(values.iter()) {
+        // Overlapping search needs the standard match kind, so this matcher
+        // is built per call; it runs once per report file, not per field.
+        match aho_corasick::AhoCorasick::new(values.list.iter()) {
             Ok(automaton) => automaton.find_overlapping_iter(bytes).count(),
             Err(_) => values
+                .list
                 .iter()
                 .map(|v| count_occurrences(bytes, v.as_bytes()))
                 .sum(),
