@@ -84,6 +84,46 @@ pub fn continuation(
     })
 }
 
+/// One page of a list tool's result, `{<items>, page, has_more, next_page,
+/// snapshot: false}`, published only after every item passed `check` and the
+/// items' keys (ids or indexes) strictly ascend; continuation comes from the
+/// Core's headers, never from following its `Link`. Both list tools share it
+/// so that they cannot drift apart.
+pub fn page_result(
+    reply: &crate::upstream::Reply,
+    page: i64,
+    items_field: &str,
+    check: impl Fn(&serde_json::Value) -> Result<i64, Reason>,
+) -> Result<serde_json::Value, crate::error::ToolError> {
+    let bad = |why: String| crate::upstream::Op::Read.bad_body(reply.status, &why);
+    let items = reply
+        .body
+        .as_array()
+        .ok_or_else(|| bad("not a JSON array".into()))?;
+    let mut last = 0;
+    for item in items {
+        let key = check(item).map_err(bad)?;
+        if key <= last {
+            return Err(bad(format!("{items_field} are not in ascending order")));
+        }
+        last = key;
+    }
+    let next = continuation(
+        page,
+        items.len(),
+        reply.total_count.as_deref(),
+        reply.link.as_deref(),
+    )
+    .map_err(bad)?;
+    let mut result = serde_json::Map::new();
+    result.insert(items_field.to_owned(), reply.body.clone());
+    result.insert("page".to_owned(), page.into());
+    result.insert("has_more".to_owned(), next.has_more.into());
+    result.insert("next_page".to_owned(), next.next_page.into());
+    result.insert("snapshot".to_owned(), false.into());
+    Ok(serde_json::Value::Object(result))
+}
+
 /// The page number of the `rel="next"` link, if there is one.
 fn next_page(link: &str) -> Result<Option<i64>, Reason> {
     let mut rest = link;

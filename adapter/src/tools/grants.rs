@@ -92,30 +92,7 @@ pub async fn list(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErr
         .upstream
         .call(Method::GET, url, credential, None, &[200], Op::Read)
         .await?;
-    let bad = |why: String| Op::Read.bad_body(reply.status, &why);
-    let items = reply
-        .body
-        .as_array()
-        .ok_or_else(|| bad("not a JSON array".into()))?;
-    let mut last = 0;
-    for item in items {
-        let id = check::grant(item, None).map_err(bad)?;
-        if id <= last {
-            return Err(bad("grants are not in ascending id order".into()));
-        }
-        last = id;
-    }
-    let next = pagination::continuation(
-        page,
-        items.len(),
-        reply.total_count.as_deref(),
-        reply.link.as_deref(),
-    )
-    .map_err(bad)?;
-    Ok(json!({
-        "grants": reply.body, "page": page, "has_more": next.has_more,
-        "next_page": next.next_page, "snapshot": false,
-    }))
+    pagination::page_result(&reply, page, "grants", |item| check::grant(item, None))
 }
 
 /// `get_agent_work_grant`.

@@ -122,30 +122,7 @@ pub async fn list_issues(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, 
         owner: &owner,
         repo: &repo,
     };
-    let bad = |why: String| Op::Read.bad_body(reply.status, &why);
-    let items = reply
-        .body
-        .as_array()
-        .ok_or_else(|| bad("not a JSON array".into()))?;
-    let mut last = 0;
-    for item in items {
-        let index = check::issue(item, expect).map_err(bad)?;
-        if index <= last {
-            return Err(bad("issues are not in ascending index order".into()));
-        }
-        last = index;
-    }
-    let next = pagination::continuation(
-        page,
-        items.len(),
-        reply.total_count.as_deref(),
-        reply.link.as_deref(),
-    )
-    .map_err(bad)?;
-    Ok(json!({
-        "issues": reply.body, "page": page, "has_more": next.has_more,
-        "next_page": next.next_page, "snapshot": false,
-    }))
+    pagination::page_result(&reply, page, "issues", |item| check::issue(item, expect))
 }
 
 /// `get_issue`.
