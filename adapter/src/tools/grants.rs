@@ -104,16 +104,7 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
         args.id("grant_id")?,
     );
     let credential = ctx.credential()?;
-    let url = ctx.upstream.url(
-        &[
-            "repos",
-            &owner,
-            &repo,
-            "agent-work-grants",
-            &grant_id.to_string(),
-        ],
-        &[],
-    );
+    let url = super::grant_url(ctx, &owner, &repo, grant_id, &[]);
     let reply = ctx
         .upstream
         .call(Method::GET, url, credential, None, &[200], Op::Read)
@@ -150,17 +141,7 @@ pub async fn confirm(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, Tool
     );
     let proposal = args.proposal()?;
     let credential = ctx.credential()?;
-    let url = ctx.upstream.url(
-        &[
-            "repos",
-            &owner,
-            &repo,
-            "agent-work-grants",
-            &grant_id.to_string(),
-            "confirm",
-        ],
-        &[],
-    );
+    let url = super::grant_url(ctx, &owner, &repo, grant_id, &["confirm"]);
     let op = Op::Write(CONFIRM_ADVICE);
     let payload = Value::Object(proposal.to_body());
     let reply = ctx

@@ -55,6 +55,15 @@ impl Ctx {
     }
 }
 
+/// The native URL of a grant (`/repos/{owner}/{repo}/agent-work-grants/{id}`)
+/// followed by `tail`, each segment escaped on its own by the upstream client.
+fn grant_url(ctx: &Ctx, owner: &str, repo: &str, grant_id: i64, tail: &[&str]) -> url::Url {
+    let id = grant_id.to_string();
+    let mut segments = vec!["repos", owner, repo, "agent-work-grants", &id];
+    segments.extend_from_slice(tail);
+    ctx.upstream.url(&segments, &[])
+}
+
 /// Every tool, public four first, in a stable order.
 pub fn definitions() -> Vec<Tool> {
     let mut tools = public::definitions();

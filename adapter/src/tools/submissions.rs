@@ -92,17 +92,7 @@ pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolE
     let request_key = args.request_key()?;
     let (title, body) = (args.text("title")?, args.text("body")?);
     let credential = ctx.credential()?;
-    let url = ctx.upstream.url(
-        &[
-            "repos",
-            &owner,
-            &repo,
-            "agent-work-grants",
-            &grant_id.to_string(),
-            "issues",
-        ],
-        &[],
-    );
+    let url = super::grant_url(ctx, &owner, &repo, grant_id, &["issues"]);
     let mut payload = proposal.to_body();
     payload.insert("request_key".into(), request_key.clone().into());
     payload.insert("title".into(), title.into());
@@ -149,18 +139,7 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
     );
     let request_key = args.request_key()?;
     let credential = ctx.credential()?;
-    let url = ctx.upstream.url(
-        &[
-            "repos",
-            &owner,
-            &repo,
-            "agent-work-grants",
-            &grant_id.to_string(),
-            "submissions",
-            &request_key,
-        ],
-        &[],
-    );
+    let url = super::grant_url(ctx, &owner, &repo, grant_id, &["submissions", &request_key]);
     let reply = ctx
         .upstream
         .call(Method::GET, url, credential, None, &[200], Op::Read)
