@@ -284,4 +284,18 @@ mod tests {
         let error = Args::new(Some(&map), &["owner"]).unwrap_err();
         assert_eq!(error.field.as_deref(), Some("state_revision"));
     }
+
+    #[test]
+    fn an_unknown_name_is_quoted_cut_to_40_characters() {
+        let name = format!("{}OVERFLOW", "n".repeat(40));
+        let map = args(json!({ name.as_str(): 1 }));
+        let error = Args::new(Some(&map), &["owner", "repo"]).unwrap_err();
+        assert_eq!(
+            error.message,
+            format!(
+                "unknown input {:?}: this tool accepts only owner, repo",
+                "n".repeat(40)
+            )
+        );
+    }
 }
