@@ -6,8 +6,10 @@
 //! service puts the HTTP request's [`http::request::Parts`] into the request
 //! context; a `Bearer` token found there wins over the process credential.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     model::{
@@ -116,18 +118,58 @@ impl ServerHandler for AdapterServer {
             upstream: self.upstream.clone(),
             credential: self.credential_for(&context),
         };
-        tools::dispatch(&request.name, request.arguments.as_ref(), &ctx)
-            .await
-            .map(CallToolResponse::from)
-            .ok_or_else(|| {
-                McpError::invalid_params(
-                    format!("unknown tool {:?}", truncate(&request.name)),
-                    None,
-                )
-            })
+        let name = request.name.clone();
+        unwind_to_error(
+            &name,
+            tools::dispatch(&request.name, request.arguments.as_ref(), &ctx),
+        )
+        .await?
+        .map(CallToolResponse::from)
+        .ok_or_else(|| {
+            McpError::invalid_params(format!("unknown tool {:?}", truncate(&name)), None)
+        })
     }
+}
+
+/// Runs one tool call so that a bug that panics inside it still answers:
+/// rmcp runs each request in its own task, and a panicked task sends no
+/// response, which would leave the caller waiting forever.
+async fn unwind_to_error<T>(tool: &str, call: impl Future<Output = T>) -> Result<T, McpError> {
+    AssertUnwindSafe(call).catch_unwind().await.map_err(|_| {
+        McpError::internal_error(
+            format!(
+                "awg-mcp failed internally while running {:?}; if it was a write, its \
+                 outcome is unknown: read back the same request key, never send a new one",
+                truncate(tool)
+            ),
+            None,
+        )
+    })
 }
 
 fn truncate(name: &str) -> String {
     name.chars().take(64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_tool_still_answers_with_an_internal_error() {
+        let answer = unwind_to_error("submit_agent_work_proposal", async {
+            panic!("a bug inside a tool")
+        })
+        .await;
+        let error = answer.unwrap_err();
+        assert_eq!(error.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+        assert!(
+            error.message.contains("\"submit_agent_work_proposal\"")
+                && error.message.contains("read back the same request key"),
+            "{}",
+            error.message
+        );
+        assert!(!error.message.contains("a bug inside a tool"));
+        assert_eq!(unwind_to_error("get_issue", async { 7 }).await.unwrap(), 7);
+    }
 }
