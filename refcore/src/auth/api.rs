@@ -135,15 +135,12 @@ async fn by_basic(login: &str, secret: &str, state: &AppState) -> Result<Caller,
         let mut conn = state.db.conn().await?;
         db::users::by_login(&mut conn, login).await?
     };
-    let user = user.ok_or_else(unauthorized)?;
-    let stored = user.password_hash.clone().ok_or_else(unauthorized)?;
-    if secrets::verify_password(secret.to_string(), stored).await {
-        Ok(Caller {
-            user,
-            scopes: Scopes::everything(),
-            by_password: true,
-        })
-    } else {
-        Err(unauthorized())
-    }
+    let stored = user.as_ref().and_then(|u| u.password_hash.clone());
+    let verified = secrets::verify_password(secret.to_string(), stored).await;
+    let user = user.filter(|_| verified).ok_or_else(unauthorized)?;
+    Ok(Caller {
+        user,
+        scopes: Scopes::everything(),
+        by_password: true,
+    })
 }

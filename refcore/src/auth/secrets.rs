@@ -6,6 +6,8 @@
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
+use std::sync::OnceLock;
+
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
@@ -34,26 +36,42 @@ fn argon2() -> Argon2<'static> {
 
 /// Hashes a password to a PHC string.
 pub async fn hash_password(password: String) -> Result<String, String> {
-    tokio::task::spawn_blocking(move || {
-        let mut salt = [0u8; 16];
-        rand::rngs::OsRng.fill_bytes(&mut salt);
-        let salt = SaltString::encode_b64(&salt).map_err(|e| e.to_string())?;
-        argon2()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|hash| hash.to_string())
-            .map_err(|e| e.to_string())
-    })
-    .await
-    .map_err(|e| e.to_string())?
+    tokio::task::spawn_blocking(move || hash_now(&password))
+        .await
+        .map_err(|e| e.to_string())?
 }
 
+fn hash_now(password: &str) -> Result<String, String> {
+    let mut salt = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut salt);
+    let salt = SaltString::encode_b64(&salt).map_err(|e| e.to_string())?;
+    argon2()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(|e| e.to_string())
+}
+
+/// Stands in for the hash of an account that has none (no such login, or
+/// one that cannot sign in), so that refusing it costs one real verification.
+static NO_ACCOUNT: OnceLock<String> = OnceLock::new();
+
 /// Checks a password against a stored PHC string; false on any mismatch.
-pub async fn verify_password(password: String, stored: String) -> bool {
-    tokio::task::spawn_blocking(move || match PasswordHash::new(&stored) {
-        Ok(parsed) => argon2()
-            .verify_password(password.as_bytes(), &parsed)
-            .is_ok(),
-        Err(_) => false,
+/// Without a stored hash it still verifies, against [`NO_ACCOUNT`], and
+/// answers false: the time taken does not reveal which logins exist.
+pub async fn verify_password(password: String, stored: Option<String>) -> bool {
+    tokio::task::spawn_blocking(move || {
+        let known = stored.is_some();
+        let stored = stored.unwrap_or_else(|| {
+            NO_ACCOUNT
+                .get_or_init(|| hash_now(&random_hex(16)).unwrap_or_default())
+                .clone()
+        });
+        let matches = PasswordHash::new(&stored).is_ok_and(|parsed| {
+            argon2()
+                .verify_password(password.as_bytes(), &parsed)
+                .is_ok()
+        });
+        known && matches
     })
     .await
     .unwrap_or(false)
@@ -68,10 +86,23 @@ mod tests {
         let hash = hash_password("correct horse".into()).await.unwrap();
         assert!(hash.starts_with("$argon2id$"));
         let started = std::time::Instant::now();
-        assert!(verify_password("correct horse".into(), hash.clone()).await);
+        assert!(verify_password("correct horse".into(), Some(hash.clone())).await);
         let elapsed = started.elapsed();
-        assert!(!verify_password("wrong horse".into(), hash).await);
+        assert!(!verify_password("wrong horse".into(), Some(hash)).await);
         assert!(elapsed.as_millis() < 200, "verification took {elapsed:?}");
+    }
+
+    #[tokio::test]
+    async fn no_account_is_refused_after_a_verification_of_equal_cost() {
+        assert!(!verify_password("correct horse".into(), None).await);
+        let real = hash_password("correct horse".into()).await.unwrap();
+        let stand_in = NO_ACCOUNT.get().expect("the stand-in hash was made");
+        let (real, stand_in) = (
+            PasswordHash::new(&real).unwrap(),
+            PasswordHash::new(stand_in).unwrap(),
+        );
+        assert_eq!(stand_in.algorithm, real.algorithm);
+        assert_eq!(stand_in.params, real.params);
     }
 
     #[test]

@@ -78,12 +78,11 @@ pub async fn login_submit(
     } else {
         None
     };
-    let verified = match user.as_ref().and_then(|u| u.password_hash.clone()) {
-        Some(stored) if !user.as_ref().is_some_and(|u| u.is_bot()) => {
-            secrets::verify_password(password.to_string(), stored).await
-        }
-        _ => false,
-    };
+    let stored = user
+        .as_ref()
+        .filter(|u| !u.is_bot())
+        .and_then(|u| u.password_hash.clone());
+    let verified = secrets::verify_password(password.to_string(), stored).await;
     let Some(user) = user.filter(|_| verified) else {
         let body = login_form(
             &session.csrf(&state),
