@@ -4,10 +4,10 @@
 //! only as SHA-256. Passwords use argon2id with parameters that keep one
 //! verification well under 50 ms, run off the async threads.
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::{Algorithm, Argon2, Params, Version};
 use std::sync::OnceLock;
 
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::{Algorithm, Argon2, Params, Version};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
