@@ -147,10 +147,16 @@ mod catalogue {
         MovedIssueReadsSubmitted,
         /// Replay detection looks request keys up across all grants.
         RequestKeyGlobal,
+        /// Confirm takes a revoked grant back to `awaiting_human`.
+        RevokedGrantAcceptsConfirm,
+        /// `_csrf` tokens never expire.
+        CsrfTtlIgnored,
+        /// The grant list without `state` includes revoked grants.
+        ListDefaultIncludesRevoked,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 28] = [
+    pub const ALL: [(Fault, &str); 31] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -197,6 +203,15 @@ mod catalogue {
             "moved-issue-reads-submitted",
         ),
         (Fault::RequestKeyGlobal, "request-key-global"),
+        (
+            Fault::RevokedGrantAcceptsConfirm,
+            "revoked-grant-accepts-confirm",
+        ),
+        (Fault::CsrfTtlIgnored, "csrf-ttl-ignored"),
+        (
+            Fault::ListDefaultIncludesRevoked,
+            "list-default-includes-revoked",
+        ),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

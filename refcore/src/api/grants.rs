@@ -30,12 +30,12 @@ pub async fn grants_list(
     let params = Params::from_query(query.as_deref())?;
     let state_param = params.get("state")?.filter(|_| !fault!(StateFilterIgnored));
     let states: Vec<GrantState> = match state_param {
-        None => vec![
+        None if !fault!(ListDefaultIncludesRevoked) => vec![
             GrantState::AwaitingAgent,
             GrantState::AwaitingHuman,
             GrantState::Active,
         ],
-        Some("all") => vec![
+        None | Some("all") => vec![
             GrantState::AwaitingAgent,
             GrantState::AwaitingHuman,
             GrantState::Active,

@@ -134,7 +134,11 @@ pub async fn confirm(
     if fault!(ConfirmTwiceAccepted) && grant.state == GrantState::AwaitingHuman {
         return Ok(grant.to_json());
     }
-    let next = Transition::Confirm.apply(grant.state)?;
+    let next = if fault!(RevokedGrantAcceptsConfirm) && grant.state == GrantState::Revoked {
+        GrantState::AwaitingHuman
+    } else {
+        Transition::Confirm.apply(grant.state)?
+    };
     if !fault!(ConfirmIgnoresTriple) {
         triple.check_against(&grant.digest)?;
     }

@@ -127,7 +127,11 @@ impl Session {
                 id,
                 &token,
                 csrf::unix_now(),
-                state.csrf_ttl,
+                if fault!(CsrfTtlIgnored) {
+                    std::time::Duration::from_secs(u32::MAX.into())
+                } else {
+                    state.csrf_ttl
+                },
             ),
             _ => false,
         };
