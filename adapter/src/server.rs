@@ -118,16 +118,14 @@ impl ServerHandler for AdapterServer {
             upstream: self.upstream.clone(),
             credential: self.credential_for(&context),
         };
-        let name = request.name.clone();
+        let name = &request.name;
         unwind_to_error(
-            &name,
-            tools::dispatch(&request.name, request.arguments.as_ref(), &ctx),
+            name,
+            tools::dispatch(name, request.arguments.as_ref(), &ctx),
         )
         .await?
         .map(CallToolResponse::from)
-        .ok_or_else(|| {
-            McpError::invalid_params(format!("unknown tool {:?}", truncate(&name)), None)
-        })
+        .ok_or_else(|| McpError::invalid_params(format!("unknown tool {:?}", truncate(name)), None))
     }
 }
 
