@@ -1,10 +1,14 @@
-//! Flows many scenarios start from, in domain words. A scenario whose subject
-//! is what happens *after* a grant is active starts here; the full lifecycle
-//! scenario spells every one of these steps out with its own assertions.
+//! Flows many scenarios start from, and the "nothing changed" witness, in
+//! domain words. A scenario whose subject is what happens *after* a grant is
+//! active starts from [`active_grant`]; the full lifecycle scenario spells
+//! every one of its steps out with its own assertions.
 
-use crate::actors::{Bot, GrantRef, Human, Proposal};
-use crate::ctx::Ctx;
-use crate::runner::outcome::{Abort, Step};
+use grantgate_engine::prelude::*;
+
+/// The repository of the `lab` fixture.
+pub const LAB: &str = "alice/lab";
+/// The bot of the `lab` fixture.
+pub const LAB_BOT: &str = "lab-bot";
 
 /// `human` (already logged in) prepares a grant on `repo` for `bot`, the bot
 /// confirms it with the exact triple, and the human approves it. Returns the
@@ -30,121 +34,131 @@ pub async fn active_grant(
     ctx.expect_tool_ok("the agent confirms", &confirmed)?;
     let page = human.approve(&grant).await?;
     ctx.expect_status("approving", page.status, 200)?;
-    let state = bot.get_grant(&grant).await?;
-    let state = state
-        .grant()
-        .and_then(|g| g["state"].as_str())
-        .map(str::to_owned);
-    if state.as_deref() != Some("active") {
+    let state = bot.get_grant(&grant).await?.grant()?.state;
+    if state != state::ACTIVE {
         return Err(Abort::failed(format!(
-            "grant {} is {state:?} after approval, not active",
+            "grant {} is {state} after approval, not active",
             grant.id
         )));
     }
     Ok((grant, proposal))
 }
 
-/// How many Issues `repo` (`owner/name`) holds now, as the native Issue
-/// list's `X-Total-Count` tells the setup client: the witness that a refused
-/// or replayed call created nothing.
-pub async fn issue_count(ctx: &Ctx, repo: &str) -> Step<i64> {
-    let answer = ctx
-        .setup()
-        .call("GET", &format!("/api/v1/repos/{repo}/issues?limit=1"), None)
-        .await?;
-    if answer.status != 200 {
-        return Err(Abort::failed(format!(
-            "listing the Issues of {repo} answered {}",
-            answer.status
-        )));
-    }
-    answer
-        .header("x-total-count")
-        .and_then(|v| v.trim().parse().ok())
-        .ok_or_else(|| {
-            Abort::failed(format!(
-                "the Issue list of {repo} has no numeric X-Total-Count"
-            ))
-        })
+/// How many Issues `repo` (`owner/name`) holds now, read through the setup
+/// surface: the witness that a refused or replayed call created nothing.
+pub async fn issue_count(ctx: &Ctx, repo: &str) -> Step<usize> {
+    Ok(ctx.setup().issues(repo).await?.len())
 }
 
-/// What a grant's page shows its human: state, state revision, how many
-/// receipts, and which of the approve and withdraw forms it holds.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct GrantPageView {
-    /// Text of `.grant-state`, trimmed.
-    pub state: Option<String>,
-    /// Text of `.grant-state-revision`, trimmed.
-    pub revision: Option<String>,
-    /// Number of `tr.receipt` rows.
-    pub receipts: usize,
-    /// Whether the page holds the approve form.
-    pub approve_form: bool,
-    /// Whether the page holds the withdraw form.
-    pub withdraw_form: bool,
-}
-
-/// Reads the grant's page in `human`'s browser. The human's view does not
-/// depend on the bot's access, so it witnesses "nothing changed" even while
-/// the bot is locked out.
-pub async fn grant_page_view(ctx: &Ctx, human: &Human, grant: &GrantRef) -> Step<GrantPageView> {
-    let page = human.grant_page(grant).await?;
-    ctx.expect_status(
-        &format!("{} opens the page of grant {}", human.login, grant.id),
-        page.status,
-        200,
-    )?;
-    let trimmed = |s: Option<String>| s.map(|s| s.trim().to_owned());
-    let doc = scraper::Html::parse_document(&page.html);
-    let receipts = scraper::Selector::parse("tr.receipt")
-        .map(|sel| doc.select(&sel).count())
-        .map_err(|e| Abort::errored(format!("receipt selector: {e}")))?;
-    Ok(GrantPageView {
-        state: trimmed(page.text(".grant-state")?),
-        revision: trimmed(page.text(".grant-state-revision")?),
-        receipts,
-        approve_form: page.has(&format!("form[action$=\"/{}/approve\"]", grant.id))?,
-        withdraw_form: page.has(&format!("form[action$=\"/{}/withdraw\"]", grant.id))?,
-    })
-}
-
-/// What the Core holds about some grants and their repository: the
-/// repository's Issue count and each grant's page. Taken before and after a
-/// refused call, two equal ledgers show that nothing was written.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+/// What the Core holds, read through its APIs only: every Issue of a
+/// repository, and each watched grant's state, revision and receipts. Taken
+/// before and after a refused call, two equal ledgers show that nothing was
+/// written.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ledger {
-    /// Issues in the repository.
-    pub issues: i64,
-    /// Each grant's page, in the order asked.
-    pub grants: Vec<GrantPageView>,
+    /// `(index, poster, title, body, grant marker)` of every Issue.
+    pub issues: Vec<(i64, String, String, String, Option<i64>)>,
+    /// `(id, state, state_revision)` of each watched grant, as its agent
+    /// reads it natively.
+    pub grants: Vec<(i64, String, i64)>,
+    /// `(key, readback status, receipt status)` of each watched key.
+    pub receipts: Vec<(String, u16, Option<String>)>,
 }
 
-/// Reads the [`Ledger`] of `grants` in `repo` (`owner/name`).
-pub async fn ledger(ctx: &Ctx, human: &Human, repo: &str, grants: &[&GrantRef]) -> Step<Ledger> {
-    let issues = issue_count(ctx, repo).await?;
-    let mut views = Vec::new();
-    for grant in grants {
-        views.push(grant_page_view(ctx, human, grant).await?);
+/// What a [`Ledger`] watches: one repository, some grants of one agent, some
+/// request keys.
+#[derive(Debug, Clone)]
+pub struct Watch {
+    agent: String,
+    repo: String,
+    grants: Vec<GrantRef>,
+    keys: Vec<(GrantRef, String)>,
+}
+
+impl Watch {
+    /// Watches the Issues of `repo` and, through `agent`'s own token, the
+    /// grants and keys added next.
+    pub fn new(agent: &str, repo: &str) -> Self {
+        Watch {
+            agent: agent.to_owned(),
+            repo: repo.to_owned(),
+            grants: Vec::new(),
+            keys: Vec::new(),
+        }
     }
-    Ok(Ledger {
-        issues,
-        grants: views,
-    })
+
+    /// Also watches `grant`'s state and revision.
+    pub fn grant(mut self, grant: &GrantRef) -> Self {
+        self.grants.push(grant.clone());
+        self
+    }
+
+    /// Also watches the readback of `key` in `grant`.
+    pub fn key(mut self, grant: &GrantRef, key: &str) -> Self {
+        self.keys.push((grant.clone(), key.to_owned()));
+        self
+    }
+
+    /// Reads the ledger now. The agent must be able to read its grants: a
+    /// scenario that takes access away restores it before reading.
+    pub async fn take(&self, ctx: &Ctx) -> Step<Ledger> {
+        let issues = ctx
+            .setup()
+            .issues(&self.repo)
+            .await?
+            .into_iter()
+            .map(|i| {
+                let marker = i.agent_work_grant.as_ref().map(|m| m.grant_id);
+                (i.index, i.user.login, i.title, i.body, marker)
+            })
+            .collect();
+        let native = ctx.native(&self.agent)?;
+        let mut grants = Vec::new();
+        for g in &self.grants {
+            let answer = native.get_grant(g).await?;
+            ctx.expect_status(
+                &format!("{} reads grant {} natively", self.agent, g.id),
+                answer.status,
+                200,
+            )?;
+            let grant = answer.grant()?;
+            grants.push((grant.id, grant.state, grant.state_revision));
+        }
+        let mut receipts = Vec::new();
+        for (g, key) in &self.keys {
+            let answer = native.submission(g, key).await?;
+            let status = match answer.status {
+                200 => Some(answer.submitted()?.receipt.status),
+                _ => None,
+            };
+            receipts.push((key.clone(), answer.status, status));
+        }
+        Ok(Ledger {
+            issues,
+            grants,
+            receipts,
+        })
+    }
+
+    /// Reads the ledger again and checks it equals `before`.
+    pub async fn expect_unchanged(&self, ctx: &Ctx, what: &str, before: &Ledger) -> Step<()> {
+        let after = self.take(ctx).await?;
+        ctx.expect_eq(
+            &format!("{what}: nothing changed (Issues, grants, receipts)"),
+            &after,
+            before,
+        )
+    }
 }
 
-/// Checks a native refusal: the status, and the spec's error body
-/// `{"message", "url"}` with a message.
-pub fn expect_native_error(
-    ctx: &Ctx,
-    what: &str,
-    answer: &crate::actors::http::Answer,
-    status: u16,
-) -> Step<()> {
+/// Checks a native refusal: the status, and the spec's error body with a
+/// `message` (its wording is the Core's own).
+pub fn expect_native_error(ctx: &Ctx, what: &str, answer: &Answer, status: u16) -> Step<()> {
     ctx.expect_status(what, answer.status, status)?;
-    let body: serde_json::Value = serde_json::from_str(&answer.body).unwrap_or_default();
+    let shape = answer.error();
     ctx.expect(
         &format!("{what}: the error body carries a message"),
-        body["message"].is_string(),
+        shape.is_ok(),
         &answer.body,
     )
 }
@@ -154,7 +168,7 @@ pub fn expect_native_error(
 pub fn expect_tool_refusal(
     ctx: &Ctx,
     what: &str,
-    reply: &crate::actors::ToolReply,
+    reply: &ToolReply,
     code: &str,
     native_status: i64,
 ) -> Step<()> {
@@ -166,25 +180,65 @@ pub fn expect_tool_refusal(
     )
 }
 
-/// The grant ids of a native list answer (a JSON array of grants).
-pub fn listed_ids(answer: &crate::actors::http::Answer) -> Step<Vec<i64>> {
-    let body = answer.json()?;
-    let items = body.as_array().ok_or_else(|| {
-        Abort::failed(format!(
-            "{} answered {} with a list that is not a JSON array",
-            answer.url, answer.status
-        ))
-    })?;
-    Ok(items.iter().filter_map(|g| g["id"].as_i64()).collect())
+/// The grant's `(state, state_revision)` as `agent` reads it natively now.
+pub async fn native_status(ctx: &Ctx, agent: &str, grant: &GrantRef) -> Step<(String, i64)> {
+    let answer = ctx.native(agent)?.get_grant(grant).await?;
+    ctx.expect_status("the agent reads the grant natively", answer.status, 200)?;
+    Ok(answer.grant()?.status())
 }
 
-/// The grant ids of a successful `list_agent_work_grants` result (empty for
-/// an error result, which the caller checks separately).
-pub fn tool_listed_ids(reply: &crate::actors::ToolReply) -> Vec<i64> {
-    reply
-        .structured
-        .as_ref()
-        .and_then(|s| s["grants"].as_array())
-        .map(|a| a.iter().filter_map(|g| g["id"].as_i64()).collect())
-        .unwrap_or_default()
+/// How many grants `agent` has in any state (`state=all`), from the native
+/// list's `X-Total-Count`: what a refused preparation must leave unchanged.
+pub async fn grant_total(ctx: &Ctx, agent: &str) -> Step<i64> {
+    let answer = ctx.native(agent)?.list_grants("state=all").await?;
+    ctx.expect_status("the agent lists its grants natively", answer.status, 200)?;
+    answer.total_count()
+}
+
+/// The proposal with one element changed at a time: `schema`, `version`,
+/// `digest` (its last hex digit). Confirm and submit must refuse each.
+pub fn changed_triples(proposal: &Proposal) -> Vec<(&'static str, Proposal)> {
+    let mut digest = proposal.digest.clone();
+    let last = if digest.ends_with('0') { "1" } else { "0" };
+    digest.replace_range(digest.len().saturating_sub(1).., last);
+    vec![
+        (
+            "schema",
+            Proposal {
+                schema: "agent_work_grant.v2".into(),
+                ..proposal.clone()
+            },
+        ),
+        (
+            "version",
+            Proposal {
+                version: 2,
+                ..proposal.clone()
+            },
+        ),
+        (
+            "digest",
+            Proposal {
+                digest,
+                ..proposal.clone()
+            },
+        ),
+    ]
+}
+
+/// Checks that `got` is the receipt `want` by every member the contract
+/// names (grant, key, status, review state, submitter, Issue); extra members
+/// and their order are the Core's own.
+pub fn expect_same_receipt(ctx: &Ctx, what: &str, got: &Receipt, want: &Receipt) -> Step<()> {
+    let members = |r: &Receipt| {
+        (
+            r.grant_id,
+            r.request_key.clone(),
+            r.status.clone(),
+            r.review_state.clone(),
+            r.submitted_by.clone(),
+            r.issue.clone(),
+        )
+    };
+    ctx.expect_eq(what, members(got), members(want))
 }

@@ -10,14 +10,14 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use grantgate::config::{
+use grantgate_engine::config::{
     DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, RunConfig, default_jobs, parse_env_pair,
 };
-use grantgate::error::HarnessError;
-use grantgate::runner::Engine;
-use grantgate::runner::catalogue::trials;
-use grantgate::runner::events::EventSink;
-use grantgate::stack::{Backend, RuntimeKind};
+use grantgate_engine::error::HarnessError;
+use grantgate_engine::runner::Engine;
+use grantgate_engine::runner::catalogue::trials;
+use grantgate_engine::runner::events::EventSink;
+use grantgate_engine::stack::{Backend, RuntimeKind};
 
 #[derive(Parser)]
 #[command(
@@ -173,17 +173,26 @@ fn render(e: &anyhow::Error) -> String {
     text
 }
 
+/// The acceptance catalogue, and the engine's own probes when its tests ask
+/// for them (`GRANTGATE_ENGINE_SCENARIOS=1`): probes are never part of the
+/// catalogue an auditor reads.
+fn catalogue() -> Vec<grantgate_engine::runner::Scenario> {
+    let mut all = grantgate_scenarios::catalogue();
+    all.extend(grantgate_engine::runner::probes::scenarios());
+    all
+}
+
 fn list(sel: Selection) -> ExitCode {
     let backends = if sel.backends.is_empty() {
         Backend::ALL.to_vec()
     } else {
         sel.backends
     };
-    let catalogue = grantgate::scenarios::catalogue();
+    let catalogue = catalogue();
     let selected = trials(&catalogue, &backends, sel.filter.as_deref());
     // A parity trial follows when its scenario runs on every selected
     // backend, two or more, as `run` judges it.
-    let parity: Vec<&grantgate::runner::catalogue::Scenario> = catalogue
+    let parity: Vec<&grantgate_engine::runner::catalogue::Scenario> = catalogue
         .iter()
         .filter(|s| {
             s.parity
@@ -193,7 +202,7 @@ fn list(sel: Selection) -> ExitCode {
         .collect();
     print!(
         "{}",
-        grantgate::runner::catalogue::listing(&catalogue, &selected, &parity)
+        grantgate_engine::runner::catalogue::listing(&catalogue, &selected, &parity)
     );
     ExitCode::SUCCESS
 }
@@ -217,20 +226,23 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let report_root = config.report_dir.clone();
     // Signals are caught before anything starts: from here on, Ctrl-C or a
     // CI's SIGTERM cancels the run, which then tears everything down.
-    let cancel = grantgate::runner::signals::cancel_on_signals();
+    let cancel = grantgate_engine::runner::signals::cancel_on_signals();
     let engine = Engine::prepare(config).await.context("preparing the run")?;
     if cancel.is_cancelled() {
         engine.shutdown();
         return Ok(130);
     }
-    let trials = engine.trials(&grantgate::scenarios::catalogue());
+    let trials = engine.trials(&catalogue());
     if trials.is_empty() {
         engine.shutdown();
         anyhow::bail!("no trial matches the selection; see `grantgate list`");
     }
-    let sink: EventSink = grantgate::progress::sink();
+    if engine.config().backends.len() < 2 {
+        println!("parity: not compared (this run gates one backend only)");
+    }
+    let sink: EventSink = grantgate_engine::progress::sink();
     let report = engine.run(trials, &sink, &cancel).await;
-    let written = grantgate::report::write_all(&report, &report_root, engine.secrets());
+    let written = grantgate_engine::report::write_all(&report, &report_root, engine.secrets());
     let kept = engine.shutdown();
     if let Some(kept) = kept {
         println!("{kept}");
@@ -256,7 +268,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
 }
 
 async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
-    use grantgate::selftest::faults::{Program, list as list_faults};
+    use grantgate_engine::selftest::faults::{Program, list as list_faults};
     let config = RunConfig::builder()
         .backends(args.backends)
         .filter(args.filter)
@@ -264,9 +276,11 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         .report_dir(args.report_dir)
         .postgres_url(args.postgres_url)
         .build();
-    let bins =
-        grantgate::binaries::locate_faults(args.core_bin.as_deref(), args.adapter_bin.as_deref())
-            .context("finding the faults build")?;
+    let bins = grantgate_engine::binaries::locate_faults(
+        args.core_bin.as_deref(),
+        args.adapter_bin.as_deref(),
+    )
+    .context("finding the faults build")?;
     let mut faults = list_faults(Program::Core, &bins.core)?;
     faults.extend(list_faults(Program::Adapter, &bins.adapter)?);
     if !args.faults.is_empty() {
@@ -284,8 +298,8 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         faults.retain(|f| args.faults.contains(&f.name));
     }
     if config.filter.is_some()
-        && grantgate::runner::catalogue::trials(
-            &grantgate::scenarios::catalogue(),
+        && grantgate_engine::runner::catalogue::trials(
+            &catalogue(),
             &config.backends,
             config.filter.as_deref(),
         )
@@ -294,11 +308,18 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         anyhow::bail!("no trial matches the selection; see `grantgate list`");
     }
     let report_root = config.report_dir.clone();
-    let cancel = grantgate::runner::signals::cancel_on_signals();
-    let sink: EventSink = grantgate::progress::sink();
-    let Some(outcome) =
-        grantgate::selftest::run::run(config, &bins, &faults, args.first_kill, &sink, &cancel)
-            .await?
+    let cancel = grantgate_engine::runner::signals::cancel_on_signals();
+    let sink: EventSink = grantgate_engine::progress::sink();
+    let Some(outcome) = grantgate_engine::selftest::run::run(
+        config,
+        &catalogue(),
+        &bins,
+        &faults,
+        args.first_kill,
+        &sink,
+        &cancel,
+    )
+    .await?
     else {
         return Ok(130);
     };
@@ -333,7 +354,7 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         },
         m.duration_ms / 1000
     );
-    match grantgate::selftest::run::write(&outcome, &report_root) {
+    match grantgate_engine::selftest::run::write(&outcome, &report_root) {
         Ok(dir) => println!("kill matrix: {}", dir.join("index.html").display()),
         Err(e @ HarnessError::SecretLeak { .. }) => {
             eprintln!("error: {e}");

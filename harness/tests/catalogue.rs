@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use grantgate::config::RunConfig;
-use grantgate::report::model::{RunReport, ScenarioResult};
-use grantgate::runner::catalogue::{Scenario, trials};
-use grantgate::runner::events::discard;
-use grantgate::runner::{Engine, Verdict, parity};
-use grantgate::stack::Backend;
+use grantgate_engine::config::RunConfig;
+use grantgate_engine::report::model::{RunReport, ScenarioResult};
+use grantgate_engine::runner::catalogue::{Scenario, trials};
+use grantgate_engine::runner::events::discard;
+use grantgate_engine::runner::{Engine, Verdict, parity};
+use grantgate_engine::stack::Backend;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Results of finished trials, and a signal for parity trials waiting on them.
@@ -26,12 +26,18 @@ fn verdict_to_trial(verdict: Verdict) -> Result<(), Failed> {
         Verdict::Errored { message } => Err(Failed::from(format!(
             "ERRORED (harness or environment, not the Core): {message}"
         ))),
+        // refcore declares every extension the catalogue uses: a scenario
+        // that is not applicable to it is a gap, never a pass.
+        Verdict::NotApplicable { message } => Err(Failed::from(format!(
+            "NOT APPLICABLE to refcore: {message}"
+        ))),
     }
 }
 
 fn main() {
     let args = Arguments::from_args();
-    let catalogue = grantgate::scenarios::catalogue();
+    let mut catalogue = grantgate_scenarios::catalogue();
+    catalogue.extend(grantgate_engine::runner::probes::scenarios());
     let all = trials(&catalogue, &Backend::ALL, None);
     let parity_scenarios: Vec<Scenario> = catalogue.iter().filter(|s| s.parity).cloned().collect();
     let probe = |name: String| Trial::test(name, || Ok(()));
@@ -75,7 +81,7 @@ fn main() {
     // trials not yet started end at once as errored.
     let cancel = {
         let _guard = rt.enter();
-        grantgate::runner::signals::cancel_on_signals()
+        grantgate_engine::runner::signals::cancel_on_signals()
     };
     let mut runnable: Vec<Trial> = all
         .iter()
@@ -133,7 +139,7 @@ fn main() {
         }));
     }
     let started = std::time::Instant::now();
-    let started_at = grantgate::runner::run::now_rfc3339();
+    let started_at = grantgate_engine::runner::run::now_rfc3339();
     let conclusion = libtest_mimic::run(&args, runnable);
     let interrupted = cancel.is_cancelled();
     let results = std::mem::take(&mut *shared.0.lock().unwrap());
@@ -147,11 +153,11 @@ fn main() {
     let root = std::env::var_os("GRANTGATE_REPORT_DIR")
         .map(PathBuf::from)
         .or_else(|| {
-            grantgate::binaries::target_profile_dir()
+            grantgate_engine::binaries::target_profile_dir()
                 .and_then(|d| d.parent().map(|p| p.join("grantgate-reports")))
         })
         .unwrap_or_else(|| PathBuf::from("reports"));
-    let leak = match grantgate::report::write_all(&report, &root, engine.secrets()) {
+    let leak = match grantgate_engine::report::write_all(&report, &root, engine.secrets()) {
         Ok(dir) => {
             eprintln!("report: {}", dir.join("index.html").display());
             false

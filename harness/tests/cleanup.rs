@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use grantgate::postgres::PgCluster;
+use grantgate_engine::postgres::PgCluster;
 use sqlx::Connection;
 
 /// A private TMPDIR that the `postgres` user can traverse (the ephemeral
@@ -34,11 +34,12 @@ fn private_tmp() -> tempfile::TempDir {
 
 /// The Core and adapter, built once for all tests (the runs below then skip
 /// their own build step).
-fn binaries() -> &'static grantgate::binaries::Binaries {
-    static BINARIES: std::sync::OnceLock<grantgate::binaries::Binaries> =
+fn binaries() -> &'static grantgate_engine::binaries::Binaries {
+    static BINARIES: std::sync::OnceLock<grantgate_engine::binaries::Binaries> =
         std::sync::OnceLock::new();
-    BINARIES
-        .get_or_init(|| grantgate::binaries::locate(None, None).unwrap_or_else(|e| panic!("{e}")))
+    BINARIES.get_or_init(|| {
+        grantgate_engine::binaries::locate(None, None).unwrap_or_else(|e| panic!("{e}"))
+    })
 }
 
 /// Where the stacks of a test run come from.

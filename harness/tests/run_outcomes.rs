@@ -7,11 +7,12 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-fn binaries() -> &'static grantgate::binaries::Binaries {
-    static BINARIES: std::sync::OnceLock<grantgate::binaries::Binaries> =
+fn binaries() -> &'static grantgate_engine::binaries::Binaries {
+    static BINARIES: std::sync::OnceLock<grantgate_engine::binaries::Binaries> =
         std::sync::OnceLock::new();
-    BINARIES
-        .get_or_init(|| grantgate::binaries::locate(None, None).unwrap_or_else(|e| panic!("{e}")))
+    BINARIES.get_or_init(|| {
+        grantgate_engine::binaries::locate(None, None).unwrap_or_else(|e| panic!("{e}"))
+    })
 }
 
 fn run_failing(tmp: &Path, extra: &[&str]) -> Output {

@@ -12,12 +12,19 @@ use crate::state::AppState;
 /// checks that every operation in it is routed.
 pub const OPENAPI: &str = include_str!("../openapi.json");
 
+/// The optional extensions refcore supports beyond the contract, as it
+/// declares them to a gate (`docs/contract.md`, "Extensions"): the
+/// `CORE_CSRF_TTL_SECS` launch variable and the `PATCH
+/// /api/v1/repos/{owner}/{repo}` `{private}` setup route.
+pub const EXTENSIONS: &[&str] = &["CORE_CSRF_TTL_SECS", "repo-visibility"];
+
 /// `GET /api/v1/version`.
 pub async fn version_get(State(state): State<AppState>) -> Json<serde_json::Value> {
     Json(serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "contract": "agent_work_grant.v1",
         "database": state.db.backend().name(),
+        "extensions": EXTENSIONS,
     }))
 }
 

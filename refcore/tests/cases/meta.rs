@@ -25,6 +25,10 @@ pub async fn version_and_health(env: Arc<Env>) -> TestResult {
     check!(v["contract"] == "agent_work_grant.v1", "contract {v}");
     check!(v["database"] == env.backend.name(), "database {v}");
     check!(v["version"].is_string(), "version {v}");
+    check!(
+        v["extensions"] == serde_json::json!(["CORE_CSRF_TTL_SECS", "repo-visibility"]),
+        "extensions {v}"
+    );
     api.get("/api/healthz", &Auth::None)
         .await?
         .expect(200, "healthz")?;

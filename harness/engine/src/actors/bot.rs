@@ -1,0 +1,376 @@
+//! A bot: its own `awg-mcp` child process whose environment holds only that
+//! bot's token, reached through an MCP client over Streamable HTTP.
+//!
+//! Why one adapter per bot: privilege separation is a catalogue claim. Each
+//! adapter child gets a cleared environment plus `PATH`, `AWG_TOKEN` and
+//! `RUST_LOG`, so neither another bot's token nor the setup credential can
+//! reach it.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tokio::sync::Mutex;
+
+use crate::child::{ManagedChild, SharedLog};
+use crate::core_api;
+use crate::error::{HarnessError, Result};
+use crate::journal::Journal;
+use crate::views::{Grant, GrantListPage, GrantRef, NewIssue, Proposal, Submitted};
+use crate::vocab::Exchange;
+use crate::vocab::{Abort, Step};
+
+/// How long the adapter may take to print its listening line.
+const ADAPTER_STARTUP: Duration = Duration::from_secs(30);
+/// How long one tool call may take before the adapter counts as hung.
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// One tool call's result, as data: scenarios assert on it.
+#[derive(Debug, Clone)]
+pub struct ToolReply {
+    /// The tool's name.
+    pub tool: String,
+    /// `isError` of the result.
+    pub is_error: bool,
+    /// `structuredContent` of a successful result.
+    pub structured: Option<Value>,
+    /// The parsed error JSON (`code`, `native_status`, `message`, `field`) of
+    /// an error result.
+    pub error: Option<Value>,
+    /// All text content, joined.
+    pub text: String,
+}
+
+impl ToolReply {
+    /// The error code of an error result.
+    pub fn error_code(&self) -> Option<&str> {
+        self.error.as_ref().and_then(|e| e["code"].as_str())
+    }
+
+    /// The `field` an `invalid_input` error names.
+    pub fn error_field(&self) -> Option<&str> {
+        self.error.as_ref().and_then(|e| e.get("field")?.as_str())
+    }
+
+    /// The structured content of a success, or the adapter's failure.
+    fn success(&self) -> Step<&Value> {
+        match &self.structured {
+            Some(s) if !self.is_error => Ok(s),
+            _ => Err(Abort::failed(format!(
+                "{} did not succeed: isError={} {}",
+                self.tool,
+                self.is_error,
+                crate::journal::truncate(&self.text)
+            ))),
+        }
+    }
+
+    /// `grant` of a successful single-grant result.
+    pub fn grant(&self) -> Step<Grant> {
+        Grant::from_json(crate::views::member(self.success()?, "grant")?)
+    }
+
+    /// `{grant, submission}` of a successful submit or readback.
+    pub fn submitted(&self) -> Step<Submitted> {
+        Submitted::from_json(self.success()?)
+    }
+
+    /// The page of a successful `list_agent_work_grants`.
+    pub fn list(&self) -> Step<GrantListPage> {
+        GrantListPage::from_json(self.success()?)
+    }
+
+    /// `native_status` of the result (success or error).
+    pub fn native_status(&self) -> Option<i64> {
+        match (&self.structured, &self.error) {
+            (Some(s), _) if !self.is_error => s["native_status"].as_i64(),
+            (_, Some(e)) => e["native_status"].as_i64(),
+            _ => None,
+        }
+    }
+}
+
+/// How a bot's adapter is started beyond its token and Core URL. No
+/// `Debug`: it may hold a credential.
+#[derive(Clone, Default)]
+pub struct AdapterSettings {
+    /// Extra environment (the run's `--adapter-env`), added to the cleared
+    /// environment; nothing else is inherited.
+    pub env: Vec<(String, String)>,
+    /// `--upstream-timeout-ms`; `None` keeps the adapter's default.
+    pub upstream_timeout: Option<Duration>,
+    /// A bearer the MCP client sends on every request (spec §6: over HTTP
+    /// it wins over the process credential); `None` sends none.
+    pub caller_bearer: Option<String>,
+}
+
+/// A running bot. Cloning shares the same adapter and session.
+#[derive(Clone)]
+pub struct Bot {
+    inner: Arc<BotInner>,
+}
+
+struct BotInner {
+    login: String,
+    core_url: String,
+    mcp_url: String,
+    adapter: Mutex<ManagedChild>,
+    /// The session, kept to close it; calls go through `peer`, so one bot
+    /// can have several calls in flight (race scenarios need that).
+    client: Mutex<Option<RunningService<RoleClient, ()>>>,
+    peer: Peer<RoleClient>,
+    log: SharedLog,
+    pid: Option<i32>,
+    journal: Journal,
+}
+
+impl Bot {
+    /// Starts the bot's adapter against `core_url` (the Core, or a fault
+    /// proxy in front of it) and connects an MCP client to it.
+    pub(crate) async fn start(
+        login: &str,
+        token: &str,
+        core_url: &str,
+        adapter_bin: &Path,
+        dir: &Path,
+        settings: &AdapterSettings,
+        journal: Journal,
+    ) -> Result<Bot> {
+        let mut env = vec![
+            ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
+            ("AWG_TOKEN".to_owned(), token.to_owned()),
+        ];
+        env.push((
+            "RUST_LOG".to_owned(),
+            std::env::var("GRANTGATE_ADAPTER_LOG").unwrap_or_else(|_| "info".into()),
+        ));
+        env.extend(settings.env.iter().cloned());
+        let mut args: Vec<String> = [
+            "--core-url",
+            core_url,
+            "--transport",
+            "http",
+            "--listen",
+            "127.0.0.1:0",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if let Some(timeout) = settings.upstream_timeout {
+            args.push("--upstream-timeout-ms".into());
+            args.push(timeout.as_millis().max(1).to_string());
+        }
+        let mut adapter = ManagedChild::spawn(
+            &format!("awg-mcp of {login}"),
+            adapter_bin,
+            &args,
+            &env,
+            dir,
+        )?;
+        let mcp_url = adapter
+            .wait_for_line("awg-mcp listening on", ADAPTER_STARTUP)
+            .await?;
+        let mut config = StreamableHttpClientTransportConfig::with_uri(mcp_url.clone());
+        if let Some(bearer) = &settings.caller_bearer {
+            config = config.auth_header(bearer.clone());
+        }
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let client = ().serve(transport).await.map_err(|e| {
+            HarnessError::process(
+                format!("awg-mcp of {login}"),
+                format!("MCP initialisation with {mcp_url} failed: {e}"),
+            )
+        })?;
+        Ok(Bot {
+            inner: Arc::new(BotInner {
+                login: login.to_owned(),
+                core_url: core_url.to_owned(),
+                mcp_url,
+                log: adapter.log(),
+                pid: adapter.pid(),
+                adapter: Mutex::new(adapter),
+                peer: client.peer().clone(),
+                client: Mutex::new(Some(client)),
+                journal,
+            }),
+        })
+    }
+
+    /// The bot's login.
+    pub fn login(&self) -> &str {
+        &self.inner.login
+    }
+
+    /// The adapter's process id, to inspect its environment and arguments.
+    pub fn adapter_pid(&self) -> Option<i32> {
+        self.inner.pid
+    }
+
+    /// The adapter's MCP endpoint.
+    pub fn mcp_url(&self) -> &str {
+        &self.inner.mcp_url
+    }
+
+    /// The Core URL the adapter forwards to.
+    pub fn core_url(&self) -> &str {
+        &self.inner.core_url
+    }
+
+    /// The adapter's output so far.
+    pub fn adapter_log(&self) -> String {
+        self.inner.log.text()
+    }
+
+    /// Calls a tool with raw arguments and records the call. A transport or
+    /// protocol failure is the adapter's failure.
+    pub async fn call(&self, tool: &str, arguments: Value) -> Step<ToolReply> {
+        let Value::Object(args) = arguments.clone() else {
+            return Err(Abort::errored(format!(
+                "{tool}: arguments must be an object"
+            )));
+        };
+        let started = Instant::now();
+        let result = tokio::time::timeout(
+            CALL_TIMEOUT,
+            self.inner
+                .peer
+                .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(args)),
+        )
+        .await;
+        let mut record = Exchange {
+            actor: self.login().to_owned(),
+            kind: "mcp".into(),
+            method: "tools/call".into(),
+            target: tool.to_owned(),
+            request_headers: Vec::new(),
+            request_body: serde_json::to_string_pretty(&arguments).unwrap_or_default(),
+            status: 0,
+            response_headers: Vec::new(),
+            response_body: String::new(),
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        };
+        let result = match result {
+            Err(_) => Err(format!("no answer within {CALL_TIMEOUT:?}")),
+            Ok(Err(e)) => Err(e.to_string()),
+            Ok(Ok(r)) => Ok(r),
+        };
+        let result = match result {
+            Ok(r) => r,
+            Err(e) => {
+                record.response_body = format!("MCP failure: {e}");
+                self.inner.journal.exchange(record);
+                return Err(Abort::failed(format!(
+                    "{}: tool {tool} failed at the MCP level: {e}",
+                    self.login()
+                )));
+            }
+        };
+        let text: String = result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let is_error = result.is_error.unwrap_or(false);
+        let reply = ToolReply {
+            tool: tool.to_owned(),
+            is_error,
+            structured: result.structured_content.clone(),
+            error: if is_error {
+                serde_json::from_str(&text).ok()
+            } else {
+                None
+            },
+            text,
+        };
+        record.response_body = serde_json::to_string_pretty(&json!({
+            "isError": reply.is_error,
+            "structuredContent": reply.structured,
+            "text": if reply.is_error { Some(&reply.text) } else { None },
+        }))
+        .unwrap_or_default();
+        self.inner.journal.exchange(record);
+        Ok(reply)
+    }
+
+    /// `list_agent_work_grants`.
+    pub async fn list_grants(&self, page: Option<i64>, state: Option<&str>) -> Step<ToolReply> {
+        let mut args = serde_json::Map::new();
+        if let Some(p) = page {
+            args.insert("page".into(), json!(p));
+        }
+        if let Some(s) = state {
+            args.insert("state".into(), json!(s));
+        }
+        self.call("list_agent_work_grants", Value::Object(args))
+            .await
+    }
+
+    /// `get_agent_work_grant`.
+    pub async fn get_grant(&self, grant: &GrantRef) -> Step<ToolReply> {
+        self.call("get_agent_work_grant", grant_args(grant)).await
+    }
+
+    /// Reads the grant and returns its proposal triple; a refusal is a
+    /// contract failure (for scenarios whose subject is something later in
+    /// the flow).
+    pub async fn read_proposal(&self, grant: &GrantRef) -> Step<Proposal> {
+        Ok(self.get_grant(grant).await?.grant()?.proposal)
+    }
+
+    /// `confirm_agent_work_grant` with the given triple.
+    pub async fn confirm(&self, grant: &GrantRef, proposal: &Proposal) -> Step<ToolReply> {
+        let mut args = grant_args(grant);
+        merge(&mut args, core_api::confirm_body(proposal));
+        self.call("confirm_agent_work_grant", args).await
+    }
+
+    /// `submit_agent_work_proposal`.
+    pub async fn submit(
+        &self,
+        grant: &GrantRef,
+        proposal: &Proposal,
+        issue: &NewIssue,
+    ) -> Step<ToolReply> {
+        let mut args = grant_args(grant);
+        merge(&mut args, core_api::submit_body(proposal, issue));
+        self.call("submit_agent_work_proposal", args).await
+    }
+
+    /// `get_agent_work_submission`.
+    pub async fn submission(&self, grant: &GrantRef, request_key: &str) -> Step<ToolReply> {
+        let mut args = grant_args(grant);
+        args["request_key"] = json!(request_key);
+        self.call("get_agent_work_submission", args).await
+    }
+
+    /// Closes the MCP session and stops the adapter.
+    pub async fn stop(&self) {
+        if let Some(client) = self.inner.client.lock().await.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
+        }
+        self.inner
+            .adapter
+            .lock()
+            .await
+            .stop(Duration::from_secs(2))
+            .await;
+    }
+}
+
+fn grant_args(grant: &GrantRef) -> Value {
+    core_api::grant_args(grant)
+}
+
+/// The tool's arguments carry the native body's members under the same names.
+fn merge(args: &mut Value, body: Value) {
+    if let (Some(args), Value::Object(body)) = (args.as_object_mut(), body) {
+        args.extend(body);
+    }
+}

@@ -1,0 +1,451 @@
+//! A human at a browser: a cookie jar of their own, pages parsed as HTML,
+//! forms submitted as a browser submits them, redirects followed like a
+//! browser and recorded.
+
+use std::sync::Arc;
+
+use reqwest_cookie_store::CookieStoreMutex;
+
+use super::http::exchange;
+use super::page::{Form, Page};
+use crate::core_api::{self, Decision, fields};
+use crate::journal::Journal;
+use crate::views::GrantRef;
+use crate::vocab::{Abort, Step};
+
+/// A browser follows at most this many redirects, as real ones do.
+const MAX_REDIRECTS: usize = 10;
+
+/// One human with one browser. Cloning shares the browser (and its cookies).
+#[derive(Clone)]
+pub struct Human {
+    /// The login.
+    pub login: String,
+    password: String,
+    base: url::Url,
+    client: reqwest::Client,
+    cookies: Arc<CookieStoreMutex>,
+    journal: Journal,
+}
+
+impl Human {
+    /// A human with a fresh browser pointed at the Core `base`.
+    pub(crate) fn new(login: &str, password: &str, base: &str, journal: Journal) -> Step<Self> {
+        let cookies = Arc::new(CookieStoreMutex::default());
+        let client = reqwest::Client::builder()
+            .cookie_provider(cookies.clone())
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Abort::errored(format!("browser for {login}: {e}")))?;
+        let base =
+            url::Url::parse(base).map_err(|e| Abort::errored(format!("core url {base}: {e}")))?;
+        Ok(Human {
+            login: login.to_owned(),
+            password: password.to_owned(),
+            base,
+            client,
+            cookies,
+            journal,
+        })
+    }
+
+    /// Opens a page by path (`/alice/lab/...`), following redirects.
+    pub async fn open(&self, path: &str) -> Step<Page> {
+        let url = self
+            .base
+            .join(path)
+            .map_err(|e| Abort::errored(format!("path {path}: {e}")))?;
+        self.navigate("GET", url, Vec::new(), &[]).await
+    }
+
+    /// Submits a form exactly as filled, following redirects.
+    pub async fn submit(&self, form: &Form) -> Step<Page> {
+        self.navigate(&form.method, form.action.clone(), form.fields.clone(), &[])
+            .await
+    }
+
+    /// Submits a form with extra request headers (e.g. the CSRF token as
+    /// `X-Csrf-Token` instead of a field), from this browser's session.
+    pub async fn submit_with_headers(&self, form: &Form, headers: &[(&str, &str)]) -> Step<Page> {
+        self.navigate(
+            &form.method,
+            form.action.clone(),
+            form.fields.clone(),
+            headers,
+        )
+        .await
+    }
+
+    /// Logs in through the login form: its own `_csrf`, `user_name` and
+    /// `password`. Returns the page the browser lands on.
+    pub async fn login(&self) -> Step<Page> {
+        let form = self.login_form().await?;
+        self.submit(&form).await
+    }
+
+    /// The login form, filled in with this human's login and password but
+    /// not submitted: to tamper with before [`submit`](Self::submit) (a login
+    /// without its `_csrf`, a bot trying to sign in).
+    pub async fn login_form(&self) -> Step<Form> {
+        let page = self.open(core_api::LOGIN).await?;
+        let mut form = page.form_with_field(fields::USER_NAME)?;
+        form.set(fields::USER_NAME, &self.login)
+            .set(fields::PASSWORD, &self.password.clone());
+        Ok(form)
+    }
+
+    /// Logs out with the logout form of the page at `path` (any signed-in
+    /// page that offers one), or, when the page has none, a `POST
+    /// /user/logout` carrying the `_csrf` of the page's first form.
+    pub async fn logout(&self, path: &str) -> Step<Page> {
+        let page = self.open(path).await?;
+        let logout = self.url(core_api::LOGOUT)?;
+        let form = match page.form_to(logout.path()) {
+            Ok(form) => form,
+            Err(_) => {
+                let csrf = page.csrf_values().into_iter().next().ok_or_else(|| {
+                    Abort::failed(format!("{path} offers no logout form and no _csrf"))
+                })?;
+                Form {
+                    method: "POST".into(),
+                    action: logout,
+                    fields: vec![(fields::CSRF.into(), csrf)],
+                }
+            }
+        };
+        self.submit(&form).await
+    }
+
+    /// The absolute URL of `path` on this browser's Core (for a hand-built
+    /// [`Form`], e.g. a GET with extra headers).
+    pub fn url(&self, path: &str) -> Step<url::Url> {
+        self.base
+            .join(path)
+            .map_err(|e| Abort::errored(format!("path {path}: {e}")))
+    }
+
+    /// The new-grant form of `repo` (`owner/name`), filled in for `agent`
+    /// but not submitted.
+    pub async fn prepare_form(
+        &self,
+        repo: &str,
+        agent: &str,
+        task: &str,
+        summary: &str,
+    ) -> Step<Form> {
+        let page = self.open(&core_api::new_grant_page(repo)).await?;
+        let mut form = page.form_with_field(fields::TASK)?;
+        form.set(fields::AGENT, agent)
+            .set(fields::TASK, task)
+            .set(fields::SUMMARY, summary);
+        Ok(form)
+    }
+
+    /// Prepares a grant through the "new grant" form of `owner/repo` and
+    /// returns it, read off the URL the browser lands on.
+    pub async fn prepare_grant(
+        &self,
+        repo: &str,
+        agent: &str,
+        task: &str,
+        summary: &str,
+    ) -> Step<(GrantRef, Page)> {
+        let (owner, name) = split_repo(repo)?;
+        let form = self.prepare_form(repo, agent, task, summary).await?;
+        let landed = self.submit(&form).await?;
+        let id = core_api::grant_id_of_page(&landed.url).ok_or_else(|| {
+            Abort::failed(format!(
+                "preparing a grant landed on {} (status {}), not on a grant page",
+                landed.url, landed.status
+            ))
+        })?;
+        Ok((
+            GrantRef {
+                owner: owner.to_owned(),
+                repo: name.to_owned(),
+                id,
+            },
+            landed,
+        ))
+    }
+
+    /// Opens the grant's page.
+    pub async fn grant_page(&self, grant: &GrantRef) -> Step<Page> {
+        self.open(&core_api::grant_page(grant)).await
+    }
+
+    /// Approves the grant with the approve form on its page (its hidden
+    /// `_csrf` and `state_revision` as the page has them).
+    pub async fn approve(&self, grant: &GrantRef) -> Step<Page> {
+        self.decide(grant, Decision::Approve).await
+    }
+
+    /// Withdraws the grant with the withdraw form on its page.
+    pub async fn withdraw(&self, grant: &GrantRef) -> Step<Page> {
+        self.decide(grant, Decision::Withdraw).await
+    }
+
+    /// Submits the approve or withdraw form of the grant's page as it is.
+    pub async fn decide(&self, grant: &GrantRef, decision: Decision) -> Step<Page> {
+        let form = self.decision_form(grant, decision).await?;
+        self.submit(&form).await
+    }
+
+    /// The approve or withdraw form of a grant, to tamper with before
+    /// submitting (stale revision, foreign CSRF, ...).
+    pub async fn decision_form(&self, grant: &GrantRef, decision: Decision) -> Step<Form> {
+        let page = self.grant_page(grant).await?;
+        let action = self.url(&core_api::decision(grant, decision))?;
+        page.form_to(action.path())
+    }
+
+    /// Opens an Issue's page (`repo` is `owner/name`).
+    pub async fn issue_page(&self, repo: &str, index: i64) -> Step<Page> {
+        self.open(&core_api::issue_page(repo, index)).await
+    }
+
+    /// Follows a browser navigation: redirects with 301/302/303 become GETs
+    /// without a body, 307/308 keep method and body.
+    async fn navigate(
+        &self,
+        method: &str,
+        mut url: url::Url,
+        mut fields: Vec<(String, String)>,
+        headers: &[(&str, &str)],
+    ) -> Step<Page> {
+        let mut method = method.to_ascii_uppercase();
+        let mut redirects = Vec::new();
+        loop {
+            let mut req = match method.as_str() {
+                "GET" => {
+                    let mut u = url.clone();
+                    if !fields.is_empty() {
+                        u.query_pairs_mut().extend_pairs(fields.iter());
+                    }
+                    self.client.get(u)
+                }
+                _ => self.client.request(
+                    method
+                        .parse()
+                        .map_err(|_| Abort::failed(format!("form method {method}")))?,
+                    url.clone(),
+                ),
+            };
+            if method != "GET" {
+                req = req.form(&fields);
+            }
+            for (name, value) in headers {
+                req = req.header(*name, *value);
+            }
+            let request = req
+                .build()
+                .map_err(|e| Abort::errored(format!("request to {url}: {e}")))?;
+            let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
+            self.register_cookies();
+            let location = answer.header("location");
+            match (answer.status, location) {
+                (301 | 302 | 303 | 307 | 308, Some(location)) => {
+                    if redirects.len() >= MAX_REDIRECTS {
+                        return Err(Abort::failed(format!(
+                            "more than {MAX_REDIRECTS} redirects from {url}"
+                        )));
+                    }
+                    url = url.join(&location).map_err(|e| {
+                        Abort::failed(format!("redirect to `{location}` from {url}: {e}"))
+                    })?;
+                    redirects.push((answer.status, url.clone()));
+                    if !matches!(answer.status, 307 | 308) {
+                        method = "GET".into();
+                        fields.clear();
+                    }
+                }
+                _ => {
+                    let page = Page {
+                        status: answer.status,
+                        url,
+                        html: answer.body,
+                        redirects,
+                    };
+                    for csrf in page.csrf_values() {
+                        self.journal.secrets().register(&csrf);
+                    }
+                    return Ok(page);
+                }
+            }
+        }
+    }
+
+    /// Session cookies are credentials: every value the jar holds is
+    /// registered as a secret.
+    fn register_cookies(&self) {
+        let store = self.cookies.lock().unwrap_or_else(|e| e.into_inner());
+        for cookie in store.iter_any() {
+            self.journal.secrets().register(cookie.value());
+        }
+    }
+}
+
+/// Splits `owner/repo`.
+pub fn split_repo(repo: &str) -> Step<(&str, &str)> {
+    core_api::split_repo(repo)
+        .ok_or_else(|| Abort::errored(format!("repository `{repo}` is not owner/name")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::Router;
+    use axum::http::{HeaderMap, StatusCode, header};
+    use axum::response::{Html, IntoResponse};
+    use axum::routing::{get, post};
+
+    /// A tiny site with a login form, a session cookie, and a 307 redirect.
+    async fn site() -> String {
+        let app = Router::new()
+            .route(
+                "/user/login",
+                get(|| async {
+                    (
+                        [(header::SET_COOKIE, "sid=session-before-login-1; Path=/")],
+                        Html(
+                            "<form method=post action=/user/login>\
+                             <input type=hidden name=_csrf value=csrf-value-0123>\
+                             <input name=user_name><input type=password name=password>\
+                             <button>Sign in</button></form>",
+                        ),
+                    )
+                })
+                .post(|headers: HeaderMap, body: String| async move {
+                    let cookie = headers
+                        .get(header::COOKIE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("");
+                    if cookie != "sid=session-before-login-1"
+                        || !body.contains("_csrf=csrf-value-0123")
+                    {
+                        return (StatusCode::BAD_REQUEST, "no session or csrf").into_response();
+                    }
+                    (
+                        StatusCode::SEE_OTHER,
+                        [
+                            (header::LOCATION, "/"),
+                            (header::SET_COOKIE, "sid=session-after-login-2; Path=/"),
+                        ],
+                    )
+                        .into_response()
+                }),
+            )
+            .route(
+                "/",
+                get(|headers: HeaderMap| async move {
+                    let cookie = headers
+                        .get(header::COOKIE)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("")
+                        .to_owned();
+                    Html(format!("<p>home, cookie {cookie}</p>"))
+                }),
+            )
+            .route(
+                "/keep",
+                post(|| async {
+                    (
+                        StatusCode::TEMPORARY_REDIRECT,
+                        [(header::LOCATION, "/echo")],
+                    )
+                }),
+            )
+            .route("/echo", post(|body: String| async move { body }))
+            .route(
+                "/csrf-header",
+                post(|headers: HeaderMap| async move {
+                    let got = headers
+                        .get("x-csrf-token")
+                        .is_some_and(|v| v == "hdr-csrf-987654");
+                    if got { "header seen" } else { "no header" }
+                }),
+            );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        url
+    }
+
+    #[tokio::test]
+    async fn login_uses_the_form_and_cookie_follows_303_and_records_everything_redacted() {
+        let base = site().await;
+        let secrets = crate::secrets::SecretRegistry::new();
+        let password = secrets.mint("pw");
+        let journal = Journal::new(secrets);
+        let alice = Human::new("alice", &password, &base, journal.clone()).unwrap();
+        let home = alice.login().await.unwrap();
+        assert_eq!(home.status, 200);
+        assert_eq!(home.url.path(), "/");
+        assert_eq!(
+            home.redirects,
+            vec![(303, format!("{base}/").parse().unwrap())]
+        );
+        assert!(
+            home.html.contains("sid=session-after-login-2"),
+            "the new cookie is sent"
+        );
+        let steps = journal.steps();
+        let exchanges: Vec<_> = steps.iter().flat_map(|s| &s.exchanges).collect();
+        assert_eq!(exchanges.len(), 3);
+        assert_eq!(
+            exchanges[1].request_body,
+            "_csrf=[redacted]&user_name=alice&password=[redacted]"
+        );
+        assert_eq!(
+            exchanges[2].response_body,
+            "<p>home, cookie sid=[redacted]</p>"
+        );
+        let all = serde_json::to_string(&steps).unwrap();
+        for secret in [
+            "csrf-value-0123",
+            "session-before-login-1",
+            "session-after-login-2",
+            &password,
+        ] {
+            assert!(!all.contains(secret), "{secret} leaked into the journal");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_307_redirect_keeps_method_and_body() {
+        let base = site().await;
+        let journal = Journal::new(crate::secrets::SecretRegistry::new());
+        let bob = Human::new("bob", "irrelevant-pw", &base, journal).unwrap();
+        let form = Form {
+            method: "POST".into(),
+            action: format!("{base}/keep").parse().unwrap(),
+            fields: vec![("a".into(), "b c".into())],
+        };
+        let page = bob.submit(&form).await.unwrap();
+        assert_eq!(
+            page.redirects,
+            vec![(307, format!("{base}/echo").parse().unwrap())]
+        );
+        assert_eq!(page.html, "a=b+c");
+    }
+
+    #[tokio::test]
+    async fn extra_headers_are_sent_and_kept_out_of_the_transcript() {
+        let base = site().await;
+        let secrets = crate::secrets::SecretRegistry::new();
+        let journal = Journal::new(secrets);
+        let carol = Human::new("carol", "irrelevant-pw", &base, journal.clone()).unwrap();
+        let form = Form {
+            method: "POST".into(),
+            action: format!("{base}/csrf-header").parse().unwrap(),
+            fields: vec![],
+        };
+        let page = carol
+            .submit_with_headers(&form, &[("X-Csrf-Token", "hdr-csrf-987654")])
+            .await
+            .unwrap();
+        assert_eq!(page.html, "header seen");
+        let all = serde_json::to_string(&journal.steps()).unwrap();
+        assert!(!all.contains("hdr-csrf-987654"), "{all}");
+    }
+}

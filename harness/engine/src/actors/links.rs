@@ -1,0 +1,127 @@
+//! RFC 8288 `Link` headers, parsed as the RFC allows them to be written:
+//! relations in any order, `rel` quoted or a bare token, several relations in
+//! one `rel`, extra parameters, and commas inside `<…>` or quotes. What the
+//! contract fixes (spec §3) is which relations exist and where they point.
+
+use std::collections::BTreeMap;
+
+use crate::vocab::{Abort, Step};
+
+/// A parsed `Link` header: relation → absolute target URL.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Links {
+    by_rel: BTreeMap<String, url::Url>,
+}
+
+impl Links {
+    /// Parses a header value; a target that is not an absolute URL, or a
+    /// relation named twice with different targets, is the Core's failure.
+    pub fn parse(header: &str) -> Step<Links> {
+        let mut by_rel = BTreeMap::new();
+        for entry in split_outside(header, ',') {
+            let entry = entry.trim();
+            if entry.is_empty() {
+                continue;
+            }
+            let (target, params) = entry
+                .strip_prefix('<')
+                .and_then(|rest| rest.split_once('>'))
+                .ok_or_else(|| Abort::failed(format!("Link entry without <URL>: `{entry}`")))?;
+            let url = url::Url::parse(target).map_err(|e| {
+                Abort::failed(format!(
+                    "Link target `{target}` is not an absolute URL: {e}"
+                ))
+            })?;
+            for param in split_outside(params, ';') {
+                let Some((name, value)) = param.split_once('=') else {
+                    continue;
+                };
+                if !name.trim().eq_ignore_ascii_case("rel") {
+                    continue;
+                }
+                let value = value.trim().trim_matches('"');
+                for rel in value.split_ascii_whitespace() {
+                    let rel = rel.to_ascii_lowercase();
+                    if let Some(seen) = by_rel.get(&rel)
+                        && seen != &url
+                    {
+                        return Err(Abort::failed(format!(
+                            "Link names rel={rel} twice, for {seen} and {url}"
+                        )));
+                    }
+                    by_rel.insert(rel, url.clone());
+                }
+            }
+        }
+        Ok(Links { by_rel })
+    }
+
+    /// The target of `rel`, if present.
+    pub fn get(&self, rel: &str) -> Option<&url::Url> {
+        self.by_rel.get(rel)
+    }
+
+    /// Every relation present, sorted.
+    pub fn rels(&self) -> Vec<&str> {
+        self.by_rel.keys().map(String::as_str).collect()
+    }
+
+    /// The value of query parameter `name` in `rel`'s target.
+    pub fn query(&self, rel: &str, name: &str) -> Option<String> {
+        self.get(rel)?
+            .query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+    }
+}
+
+/// Splits on `sep` outside `<…>` and double quotes.
+fn split_outside(text: &str, sep: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut in_angle, mut in_quote) = (0, false, false);
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' if !in_quote => in_angle = true,
+            '>' if !in_quote => in_angle = false,
+            '"' if !in_angle => in_quote = !in_quote,
+            c if c == sep && !in_angle && !in_quote => {
+                parts.push(&text[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn any_order_quoting_and_extra_parameters_read_the_same() {
+        let a = Links::parse(
+            "<http://h/api?page=2&limit=30>; rel=\"next\", <http://h/api?page=2&limit=30>; rel=\"last\"",
+        )
+        .unwrap();
+        let b = Links::parse(
+            "<http://h/api?page=2&limit=30>; title=\"a, b\"; rel=last ,<http://h/api?page=2&limit=30>;rel=next",
+        )
+        .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.rels(), vec!["last", "next"]);
+        assert_eq!(a.query("next", "page").as_deref(), Some("2"));
+        let c = Links::parse("<http://h/x?page=3>; rel=\"next last\"").unwrap();
+        assert_eq!(c.rels(), vec!["last", "next"]);
+    }
+
+    #[test]
+    fn a_relative_target_or_a_contradiction_is_refused() {
+        assert!(Links::parse("</api?page=2>; rel=next").is_err());
+        assert!(
+            Links::parse("<http://h/?page=2>; rel=next, <http://h/?page=3>; rel=next").is_err()
+        );
+        assert_eq!(Links::parse("").unwrap().rels(), Vec::<&str>::new());
+    }
+}

@@ -1,0 +1,258 @@
+//! The setup client: the only holder of the site-admin credential. It creates
+//! fixtures and performs the administrative moves scenarios need (remove a
+//! collaborator, delete or move an Issue). Bots never see it: the adapter
+//! children are started with their own token only.
+
+use serde_json::{Value, json};
+
+use super::http::{Answer, exchange};
+use crate::core_api;
+use crate::journal::Journal;
+use crate::stack::AdminCredential;
+use crate::views::Issue;
+use crate::vocab::{Abort, Step};
+
+/// Scopes of the setup token: everything fixtures and admin moves need.
+const SETUP_SCOPES: &[&str] = &[
+    "write:admin",
+    "write:repository",
+    "write:issue",
+    "write:user",
+];
+
+/// The admin's API client for one stack. Cloning shares the connection
+/// pool; the credential never leaves the harness either way.
+#[derive(Clone)]
+pub struct SetupClient {
+    base: String,
+    client: reqwest::Client,
+    token: String,
+    admin_password: String,
+    journal: Journal,
+}
+
+impl SetupClient {
+    /// Mints the admin's token with Basic auth (spec §5) and keeps it.
+    pub(crate) async fn connect(
+        base: &str,
+        admin: &AdminCredential,
+        journal: Journal,
+    ) -> Step<SetupClient> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Abort::errored(format!("setup client: {e}")))?;
+        let request = client
+            .post(format!("{base}/api/v1/users/{}/tokens", admin.user))
+            .basic_auth(&admin.user, Some(&admin.password))
+            .json(&json!({"name": "grantgate-setup", "scopes": SETUP_SCOPES}))
+            .build()
+            .map_err(|e| Abort::errored(format!("setup token request: {e}")))?;
+        let answer = exchange(&client, &journal, "setup", request).await?;
+        let token = token_of(&answer, "the admin")?;
+        register_token(&journal, &token);
+        Ok(SetupClient {
+            base: base.to_owned(),
+            client,
+            token,
+            admin_password: admin.password.clone(),
+            journal,
+        })
+    }
+
+    /// The secret registry of the run (to mint fixture passwords).
+    pub(crate) fn secrets(&self) -> &crate::secrets::SecretRegistry {
+        self.journal.secrets()
+    }
+
+    /// True when `haystack` holds the setup credential (the admin's token or
+    /// password): for privilege-separation checks on an adapter's environment,
+    /// arguments and traffic, without ever handing the credential out.
+    pub fn credential_in(&self, haystack: &[u8]) -> bool {
+        [&self.token, &self.admin_password]
+            .iter()
+            .any(|c| haystack.windows(c.len()).any(|w| w == c.as_bytes()))
+    }
+
+    /// Sends an admin request and returns the answer, whatever its status.
+    pub async fn call(&self, method: &str, path: &str, body: Option<Value>) -> Step<Answer> {
+        let method: reqwest::Method = method
+            .parse()
+            .map_err(|_| Abort::errored(format!("method {method}")))?;
+        let mut req = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .header("authorization", format!("token {}", self.token));
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let request = req
+            .build()
+            .map_err(|e| Abort::errored(format!("setup request {path}: {e}")))?;
+        exchange(&self.client, &self.journal, "setup", request).await
+    }
+
+    /// Like [`call`](Self::call), but any status outside `expected` is a
+    /// contract failure of the setup surface.
+    async fn expect(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        expected: &[u16],
+    ) -> Step<Answer> {
+        let answer = self.call(method, path, body).await?;
+        if !expected.contains(&answer.status) {
+            return Err(Abort::failed(format!(
+                "setup: {method} {path} answered {} (expected {expected:?}): {}",
+                answer.status,
+                crate::journal::truncate(&self.journal.secrets().redact(&answer.body))
+            )));
+        }
+        Ok(answer)
+    }
+
+    /// Creates a user (`individual` or `bot`) with a password.
+    pub async fn create_user(&self, login: &str, kind: &str, password: &str) -> Step<Value> {
+        let body = json!({
+            "login": login,
+            "email": format!("{login}@grantgate.test"),
+            "password": password,
+            "type": kind,
+        });
+        self.expect("POST", core_api::ADMIN_USERS, Some(body), &[201])
+            .await?
+            .json()
+    }
+
+    /// Mints an access token for `login` with `scopes`; the secret is
+    /// registered before anything can record it.
+    pub async fn mint_token(&self, login: &str, name: &str, scopes: &[String]) -> Step<String> {
+        let answer = self
+            .call(
+                "POST",
+                &core_api::tokens(login),
+                Some(json!({"name": name, "scopes": scopes})),
+            )
+            .await?;
+        let token = token_of(&answer, login)?;
+        register_token(&self.journal, &token);
+        Ok(token)
+    }
+
+    /// Creates a repository owned by `owner`.
+    pub async fn create_repo(&self, owner: &str, name: &str, private: bool) -> Step<Value> {
+        self.expect(
+            "POST",
+            &core_api::admin_repos(owner),
+            Some(json!({"name": name, "private": private})),
+            &[201],
+        )
+        .await?
+        .json()
+    }
+
+    /// Makes `login` a collaborator of `owner/repo` with `permission`.
+    pub async fn add_collaborator(&self, repo: &str, login: &str, permission: &str) -> Step<()> {
+        self.expect(
+            "PUT",
+            &core_api::collaborator(repo, login),
+            Some(json!({"permission": permission})),
+            &[200, 201, 204],
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Removes `login` from the collaborators of `owner/repo`.
+    pub async fn remove_collaborator(&self, repo: &str, login: &str) -> Step<()> {
+        self.expect(
+            "DELETE",
+            &core_api::collaborator(repo, login),
+            None,
+            &[200, 204],
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Reads an Issue through the native API (with its `agent_work_grant`).
+    pub async fn issue(&self, repo: &str, index: i64) -> Step<Answer> {
+        self.call("GET", &core_api::issue(repo, index), None).await
+    }
+
+    /// Every Issue of `repo`, by index, read one by one through the
+    /// contract's `GET …/issues/{index}` (the contract has no Issue list).
+    /// Indexes count from 1; the scan ends after three free indexes in a
+    /// row, so a deleted or moved Issue does not hide the ones after it.
+    /// What a "nothing was written" witness compares.
+    pub async fn issues(&self, repo: &str) -> Step<Vec<Issue>> {
+        let mut found = Vec::new();
+        let (mut index, mut misses) = (1, 0);
+        while misses < 3 {
+            let answer = self.issue(repo, index).await?;
+            match answer.status {
+                200 => {
+                    found.push(answer.issue()?);
+                    misses = 0;
+                }
+                404 => misses += 1,
+                other => {
+                    return Err(Abort::failed(format!(
+                        "setup: reading Issue {index} of {repo} answered {other}"
+                    )));
+                }
+            }
+            index += 1;
+        }
+        Ok(found)
+    }
+
+    /// Deletes an Issue.
+    pub async fn delete_issue(&self, repo: &str, index: i64) -> Step<Answer> {
+        self.call("DELETE", &core_api::issue(repo, index), None)
+            .await
+    }
+
+    /// Moves an Issue to another repository.
+    pub async fn move_issue(&self, issue_id: i64, to_repo: &str) -> Step<Answer> {
+        let (owner, repo) = super::human::split_repo(to_repo)?;
+        self.call(
+            "POST",
+            &core_api::move_issue(issue_id),
+            Some(json!({"owner": owner, "repo": repo})),
+        )
+        .await
+    }
+
+    /// The Core's `/api/v1/version` answer.
+    pub async fn version(&self) -> Step<Value> {
+        self.expect("GET", core_api::VERSION, None, &[200])
+            .await?
+            .json()
+    }
+}
+
+/// The token secret (`sha1`) of a token-creation answer.
+fn token_of(answer: &Answer, whose: &str) -> Step<String> {
+    if answer.status != 201 {
+        return Err(Abort::failed(format!(
+            "setup: minting a token for {whose} answered {} (expected 201)",
+            answer.status
+        )));
+    }
+    answer.json()?["sha1"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| Abort::failed(format!("setup: token answer for {whose} has no `sha1`")))
+}
+
+/// Registers a minted token and its tail: a Forgejo-like Core echoes the last
+/// eight characters (`token_last_eight`) in the same answer, and even a piece
+/// of a token has no place in a report.
+fn register_token(journal: &Journal, token: &str) {
+    journal.secrets().register(token);
+    if let Some(tail) = token.get(token.len().saturating_sub(8)..) {
+        journal.secrets().register(tail);
+    }
+}

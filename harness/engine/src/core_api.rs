@@ -1,0 +1,184 @@
+//! The one place that knows how to talk to a Core: every route, request body
+//! and form field name of the contract (spec §3–§5). The setup, native,
+//! browser and bot clients all build their requests from here, so a route
+//! written twice cannot drift.
+
+use serde_json::{Value, json};
+
+use crate::views::{GrantRef, NewIssue, Proposal};
+
+/// Form field names of the browser surface (spec §4).
+pub mod fields {
+    /// The hidden CSRF token of every state-changing form.
+    pub const CSRF: &str = "_csrf";
+    /// The header a CSRF token may travel in instead.
+    pub const CSRF_HEADER: &str = "X-Csrf-Token";
+    /// Login form: the login.
+    pub const USER_NAME: &str = "user_name";
+    /// Login form: the password.
+    pub const PASSWORD: &str = "password";
+    /// New-grant form: the bot's login.
+    pub const AGENT: &str = "agent";
+    /// New-grant form: the task.
+    pub const TASK: &str = "task";
+    /// New-grant form: the summary.
+    pub const SUMMARY: &str = "summary";
+    /// Approve and withdraw forms: the compare-and-swap value.
+    pub const STATE_REVISION: &str = "state_revision";
+}
+
+/// A human's decision on a grant page (spec §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// `awaiting_human` → `active`.
+    Approve,
+    /// Any non-revoked state → `revoked`.
+    Withdraw,
+}
+
+impl Decision {
+    /// The last path segment of its form's action.
+    pub fn segment(self) -> &'static str {
+        match self {
+            Decision::Approve => "approve",
+            Decision::Withdraw => "withdraw",
+        }
+    }
+}
+
+/// `/api/v1/version`.
+pub const VERSION: &str = "/api/v1/version";
+/// The login page and form action.
+pub const LOGIN: &str = "/user/login";
+/// The logout action.
+pub const LOGOUT: &str = "/user/logout";
+/// The contract name `/api/v1/version` must answer.
+pub const CONTRACT: &str = "agent_work_grant.v1";
+
+/// `GET /api/v1/agent-work-grants?<query>`.
+pub fn grant_list(query: &str) -> String {
+    if query.is_empty() {
+        "/api/v1/agent-work-grants".to_owned()
+    } else {
+        format!("/api/v1/agent-work-grants?{query}")
+    }
+}
+
+/// The native route of one grant.
+pub fn grant(g: &GrantRef) -> String {
+    format!(
+        "/api/v1/repos/{}/{}/agent-work-grants/{}",
+        g.owner, g.repo, g.id
+    )
+}
+
+/// `POST …/confirm`.
+pub fn confirm(g: &GrantRef) -> String {
+    format!("{}/confirm", grant(g))
+}
+
+/// `POST …/issues` (submit).
+pub fn submit(g: &GrantRef) -> String {
+    format!("{}/issues", grant(g))
+}
+
+/// `GET …/submissions/{request_key}`.
+pub fn submission(g: &GrantRef, request_key: &str) -> String {
+    format!("{}/submissions/{request_key}", grant(g))
+}
+
+/// `/api/v1/repos/{owner/repo}/issues/{index}`.
+pub fn issue(repo: &str, index: i64) -> String {
+    format!("/api/v1/repos/{repo}/issues/{index}")
+}
+
+/// `/api/v1/repos/{owner/repo}/issues`: ordinary Issues.
+pub fn issues(repo: &str) -> String {
+    format!("/api/v1/repos/{repo}/issues")
+}
+
+/// `/api/v1/repos/{owner/repo}/collaborators/{login}`.
+pub fn collaborator(repo: &str, login: &str) -> String {
+    format!("/api/v1/repos/{repo}/collaborators/{login}")
+}
+
+/// `/api/v1/users/{login}/tokens`.
+pub fn tokens(login: &str) -> String {
+    format!("/api/v1/users/{login}/tokens")
+}
+
+/// `/api/v1/admin/users`.
+pub const ADMIN_USERS: &str = "/api/v1/admin/users";
+
+/// `/api/v1/admin/users/{owner}/repos`.
+pub fn admin_repos(owner: &str) -> String {
+    format!("/api/v1/admin/users/{owner}/repos")
+}
+
+/// `/api/v1/admin/issues/{id}/move`.
+pub fn move_issue(issue_id: i64) -> String {
+    format!("/api/v1/admin/issues/{issue_id}/move")
+}
+
+/// The grant list page of a repository.
+pub fn grants_page(repo: &str) -> String {
+    format!("/{repo}/agent-work-grants")
+}
+
+/// The new-grant page of a repository.
+pub fn new_grant_page(repo: &str) -> String {
+    format!("/{repo}/agent-work-grants/new")
+}
+
+/// A grant's page.
+pub fn grant_page(g: &GrantRef) -> String {
+    format!("/{}/{}/agent-work-grants/{}", g.owner, g.repo, g.id)
+}
+
+/// The action of a grant's approve or withdraw form.
+pub fn decision(g: &GrantRef, d: Decision) -> String {
+    format!("{}/{}", grant_page(g), d.segment())
+}
+
+/// An Issue's page.
+pub fn issue_page(repo: &str, index: i64) -> String {
+    format!("/{repo}/issues/{index}")
+}
+
+/// The grant id at the end of a `/{owner}/{repo}/agent-work-grants/{id}`
+/// URL: where preparing a grant lands.
+pub fn grant_id_of_page(url: &url::Url) -> Option<i64> {
+    let segments: Vec<&str> = url.path_segments()?.collect();
+    match segments.as_slice() {
+        [_, _, "agent-work-grants", id] => id.parse().ok(),
+        _ => None,
+    }
+}
+
+/// The confirm body (spec §3): exactly the triple.
+pub fn confirm_body(p: &Proposal) -> Value {
+    json!({
+        "proposal_schema": p.schema,
+        "proposal_version": p.version,
+        "proposal_digest": p.digest,
+    })
+}
+
+/// The submit body (spec §3): the triple, the key, title and body.
+pub fn submit_body(p: &Proposal, issue: &NewIssue) -> Value {
+    let mut body = confirm_body(p);
+    body["request_key"] = json!(issue.request_key);
+    body["title"] = json!(issue.title);
+    body["body"] = json!(issue.body);
+    body
+}
+
+/// The tool arguments naming a grant (spec §6).
+pub fn grant_args(g: &GrantRef) -> Value {
+    json!({"owner": g.owner, "repo": g.repo, "grant_id": g.id})
+}
+
+/// Splits `owner/repo`.
+pub fn split_repo(repo: &str) -> Option<(&str, &str)> {
+    repo.split_once('/')
+}

@@ -1,0 +1,512 @@
+//! The scenario context: what a scenario sees of its stack. Actors by name
+//! (`ctx.human("alice")`, `ctx.bot("lab-bot")`), the setup client, the fault
+//! proxy, named steps and assertions. The plumbing (URLs, credentials,
+//! processes) stays in here, out of the scenario's sight.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::actors::bot::{AdapterSettings, Bot, ToolReply};
+use crate::actors::human::Human;
+use crate::actors::native::NativeClient;
+use crate::actors::setup::SetupClient;
+use crate::fixtures::Applied;
+use crate::journal::Journal;
+use crate::proxy::FaultProxy;
+use crate::stack::Backend;
+use crate::vocab::{Abort, Step};
+use crate::vocab::{NamedLog, StepRecord};
+
+/// One scenario's view of its stack.
+pub struct Ctx {
+    backend: Backend,
+    base_url: String,
+    journal: Journal,
+    setup: SetupClient,
+    applied: Applied,
+    humans: HashMap<String, Human>,
+    bots: Vec<Bot>,
+    proxy: Option<Arc<FaultProxy>>,
+    adapter_bin: PathBuf,
+    adapter_env: Vec<(String, String)>,
+    dir: PathBuf,
+}
+
+impl Ctx {
+    /// Builds the context of a stack whose fixtures have been applied.
+    pub(crate) fn new(
+        backend: Backend,
+        base_url: String,
+        journal: Journal,
+        setup: SetupClient,
+        applied: Applied,
+        adapter_bin: PathBuf,
+        dir: PathBuf,
+    ) -> Self {
+        Ctx {
+            backend,
+            base_url,
+            journal,
+            setup,
+            applied,
+            humans: HashMap::new(),
+            bots: Vec::new(),
+            proxy: None,
+            adapter_bin,
+            adapter_env: Vec::new(),
+            dir,
+        }
+    }
+
+    /// Extra environment for every adapter this context starts (the run's
+    /// `--adapter-env`).
+    pub(crate) fn with_adapter_env(mut self, env: Vec<(String, String)>) -> Self {
+        self.adapter_env = env;
+        self
+    }
+
+    /// The backend this scenario runs on.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The Core's origin.
+    pub fn core_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Starts a named step; what follows is reported under it.
+    pub fn step(&self, name: &str) {
+        self.journal.step(name);
+    }
+
+    /// The setup client (site admin). Scenarios use it for administrative
+    /// moves; it is never handed to a bot.
+    pub fn setup(&self) -> &SetupClient {
+        &self.setup
+    }
+
+    /// The human with this login, with a browser of their own (the same
+    /// browser every time within a scenario).
+    pub fn human(&mut self, login: &str) -> Step<Human> {
+        if let Some(h) = self.humans.get(login) {
+            return Ok(h.clone());
+        }
+        let password = self
+            .applied
+            .passwords
+            .get(login)
+            .ok_or_else(|| Abort::errored(format!("no human `{login}` in the fixture")))?;
+        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
+        self.humans.insert(login.to_owned(), human.clone());
+        Ok(human)
+    }
+
+    /// A human with a second, separate browser (another session).
+    pub fn second_browser(&self, login: &str) -> Step<Human> {
+        let password = self
+            .applied
+            .passwords
+            .get(login)
+            .ok_or_else(|| Abort::errored(format!("no human `{login}` in the fixture")))?;
+        Human::new(login, password, &self.base_url, self.journal.clone())
+    }
+
+    /// A browser in a bot's hands, holding the bot's own login and fixture
+    /// password: to prove that a bot never signs in through the login form
+    /// (spec §1, §4). Nothing is signed in until the scenario tries.
+    pub fn bot_browser(&self, login: &str) -> Step<Human> {
+        let password = self
+            .applied
+            .bot_passwords
+            .get(login)
+            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
+        Human::new(login, password, &self.base_url, self.journal.clone())
+    }
+
+    /// Every `Authorization` value with which the bot's credentials reach the
+    /// native API (spec §1): `token T`, `Bearer T`, Basic `login:token` and
+    /// Basic `login:password`. For proving that the browser surface ignores
+    /// them; transcripts drop `Authorization` and the values are registered
+    /// secrets, so they never reach a report.
+    pub fn bot_authorization_headers(&self, login: &str) -> Step<Vec<String>> {
+        let token = self.token(login)?;
+        let password = self
+            .applied
+            .bot_passwords
+            .get(login)
+            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
+        // reqwest encodes Basic credentials exactly as a client would.
+        let basic = |secret: &str| -> Step<String> {
+            let request = reqwest::Client::new()
+                .get(&self.base_url)
+                .basic_auth(login, Some(secret))
+                .build()
+                .map_err(|e| Abort::errored(format!("basic credential for {login}: {e}")))?;
+            let value = request
+                .headers()
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| Abort::errored("reqwest set no Basic authorization"))?;
+            if let Some(encoded) = value.strip_prefix("Basic ") {
+                self.journal.secrets().register(encoded);
+            }
+            Ok(value)
+        };
+        Ok(vec![
+            format!("token {token}"),
+            format!("Bearer {token}"),
+            basic(&token)?,
+            basic(password)?,
+        ])
+    }
+
+    /// The bot with this login, running its own adapter against the Core.
+    pub async fn bot(&mut self, login: &str) -> Step<Bot> {
+        let token = self.token(login)?;
+        let url = self.base_url.clone();
+        self.start_bot(login, &token, &url).await
+    }
+
+    /// The bot with this login, its adapter reaching the Core through the
+    /// scenario's fault proxy.
+    pub async fn bot_via_proxy(&mut self, login: &str) -> Step<Bot> {
+        let token = self.token(login)?;
+        let url = self.proxy().await?.url();
+        self.start_bot(login, &token, &url).await
+    }
+
+    /// The bot with this login, its adapter reaching the Core through the
+    /// fault proxy and giving up on an upstream request after `timeout`
+    /// (`--upstream-timeout-ms`), for timeout scenarios that must stay fast.
+    pub async fn bot_via_proxy_with_timeout(
+        &mut self,
+        login: &str,
+        timeout: std::time::Duration,
+    ) -> Step<Bot> {
+        let token = self.token(login)?;
+        let url = self.proxy().await?.url();
+        self.launch_bot(login, &token, &url, Some(timeout)).await
+    }
+
+    /// An adapter, through the fault proxy, whose process holds the token of
+    /// `process_login` while every MCP request carries `caller`'s token as its
+    /// bearer (spec §6: over HTTP the request's bearer wins). The bot is
+    /// `caller`'s.
+    pub async fn bot_with_process_token_of(
+        &mut self,
+        caller: &str,
+        process_login: &str,
+    ) -> Step<Bot> {
+        let bearer = self.token(caller)?;
+        let process_token = self.token(process_login)?;
+        let url = self.proxy().await?.url();
+        let settings = AdapterSettings {
+            env: self.adapter_env.clone(),
+            upstream_timeout: None,
+            caller_bearer: Some(bearer),
+        };
+        let bot = Bot::start(
+            caller,
+            &process_token,
+            &url,
+            &self.adapter_bin,
+            &self.dir,
+            &settings,
+            self.journal.clone(),
+        )
+        .await?;
+        self.bots.push(bot.clone());
+        Ok(bot)
+    }
+
+    /// True when `haystack` holds the fixture token of any bot other than
+    /// `login`: privilege-separation checks on an adapter's environment,
+    /// arguments and traffic, without handing any token out.
+    pub fn token_of_other_bots_in(&self, login: &str, haystack: &[u8]) -> bool {
+        self.applied
+            .tokens
+            .iter()
+            .filter(|(l, _)| l.as_str() != login)
+            .any(|(_, t)| contains_bytes(haystack, t.as_bytes()))
+    }
+
+    /// True when `haystack` holds `login`'s own fixture token.
+    pub fn own_token_in(&self, login: &str, haystack: &[u8]) -> bool {
+        self.applied
+            .tokens
+            .get(login)
+            .is_some_and(|t| contains_bytes(haystack, t.as_bytes()))
+    }
+
+    /// True when `value` is exactly the `Authorization` an adapter sends for
+    /// `login`'s fixture token: `token T`.
+    pub fn is_token_authorization_of(&self, login: &str, value: &[u8]) -> bool {
+        self.applied
+            .tokens
+            .get(login)
+            .is_some_and(|t| value == format!("token {t}").as_bytes())
+    }
+
+    /// True when `haystack` holds any secret registered in the run other
+    /// than `login`'s own fixture token: the setup token, the admin password,
+    /// the Core's `CORE_SECRET_KEY`, passwords, other tokens.
+    pub fn secret_other_than_own_token_in(&self, login: &str, haystack: &[u8]) -> bool {
+        let mut rest = haystack.to_vec();
+        if let Some(own) = self.applied.tokens.get(login) {
+            rest = replace_bytes(&rest, own.as_bytes(), b"<own token>");
+        }
+        self.journal.secrets().occurrences(&rest) > 0
+    }
+
+    /// The bot with this login holding a freshly minted token with exactly
+    /// `scopes` (for missing-scope scenarios).
+    pub async fn bot_with_scopes(&mut self, login: &str, scopes: &[&str]) -> Step<Bot> {
+        let token = self.mint_token(login, scopes).await?;
+        let url = self.base_url.clone();
+        self.start_bot(login, &token, &url).await
+    }
+
+    /// The bot's direct line to the native API with its fixture token, to see
+    /// exactly what the Core answers (statuses, `Link`, `X-Total-Count`).
+    pub fn native(&self, login: &str) -> Step<NativeClient> {
+        let token = self.token(login)?;
+        NativeClient::new(login, &token, &self.base_url, self.journal.clone())
+    }
+
+    /// The bot's direct line to the native API with a freshly minted token
+    /// holding exactly `scopes`.
+    pub async fn native_with_scopes(&self, login: &str, scopes: &[&str]) -> Step<NativeClient> {
+        let token = self.mint_token(login, scopes).await?;
+        NativeClient::new(login, &token, &self.base_url, self.journal.clone())
+    }
+
+    /// Mints a token for `login` with exactly `scopes`. Token names are unique
+    /// per user on a Forgejo-like Core, so each gets a fresh one.
+    async fn mint_token(&self, login: &str, scopes: &[&str]) -> Step<String> {
+        let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
+        let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
+        self.setup.mint_token(login, &name, &scopes).await
+    }
+
+    /// The fault proxy in front of the Core, started on first use. A shared
+    /// handle, so the scenario can program faults while using the context.
+    pub async fn proxy(&mut self) -> Step<Arc<FaultProxy>> {
+        if self.proxy.is_none() {
+            self.proxy = Some(Arc::new(FaultProxy::start(&self.base_url).await?));
+        }
+        Ok(self.proxy.clone().expect("just started"))
+    }
+
+    /// Records an observable result for the backend-parity check: a trial
+    /// of a parity scenario must observe the same values, in the same order,
+    /// on every backend. Observe only what the contract makes deterministic
+    /// (states, texts, statuses, ids of a fresh stack), never timestamps,
+    /// ports or random keys.
+    ///
+    /// Values pass through [`stable`] first, so timestamps, origins and
+    /// random keys inside a grant or submission do not need picking out.
+    pub fn observe<T: serde::Serialize>(&self, key: &str, value: &T) {
+        let json = serde_json::to_value(value)
+            .map(stable)
+            .and_then(|v| serde_json_canonicalizer::to_string(&v))
+            .unwrap_or_else(|e| format!("unserialisable observation: {e}"));
+        self.journal.observe(key, json);
+    }
+
+    /// Checks that `actual == expected`; a mismatch ends the scenario as
+    /// failed. Values are rendered with `Debug`, so invisible characters
+    /// (`\r`, trailing spaces) show in the report.
+    pub fn expect_eq<T: PartialEq + Debug>(&self, what: &str, actual: T, expected: T) -> Step<()> {
+        let passed = actual == expected;
+        let (a, e) = (format!("{actual:?}"), format!("{expected:?}"));
+        self.journal.assertion(what, &e, &a, passed);
+        if passed {
+            Ok(())
+        } else {
+            Err(Abort::failed(self.journal.secrets().redact(&format!(
+                "{what}: expected {}, got {}",
+                crate::journal::truncate(&e),
+                crate::journal::truncate(&a)
+            ))))
+        }
+    }
+
+    /// Checks a condition; `detail` says what was seen.
+    pub fn expect(&self, what: &str, condition: bool, detail: &str) -> Step<()> {
+        self.journal.assertion(what, "true", detail, condition);
+        if condition {
+            Ok(())
+        } else {
+            Err(Abort::failed(
+                self.journal.secrets().redact(&format!("{what}: {detail}")),
+            ))
+        }
+    }
+
+    /// Checks an HTTP status.
+    pub fn expect_status(&self, what: &str, actual: u16, expected: u16) -> Step<()> {
+        self.expect_eq(what, actual, expected)
+    }
+
+    /// Checks that a tool call succeeded and returns its structured content.
+    pub fn expect_tool_ok(&self, what: &str, reply: &ToolReply) -> Step<Value> {
+        let ok = !reply.is_error && reply.structured.is_some();
+        let detail = if ok {
+            "success with structured content".to_owned()
+        } else {
+            format!("isError={} text={}", reply.is_error, reply.text)
+        };
+        self.expect(what, ok, &detail)?;
+        Ok(reply.structured.clone().unwrap_or(Value::Null))
+    }
+
+    /// Checks that a tool call failed with `code`.
+    pub fn expect_tool_error(&self, what: &str, reply: &ToolReply, code: &str) -> Step<()> {
+        self.expect_eq(
+            what,
+            (reply.is_error, reply.error_code()),
+            (true, Some(code)),
+        )
+    }
+
+    fn token(&self, login: &str) -> Step<String> {
+        self.applied
+            .tokens
+            .get(login)
+            .cloned()
+            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))
+    }
+
+    async fn start_bot(&mut self, login: &str, token: &str, core_url: &str) -> Step<Bot> {
+        self.launch_bot(login, token, core_url, None).await
+    }
+
+    async fn launch_bot(
+        &mut self,
+        login: &str,
+        token: &str,
+        core_url: &str,
+        upstream_timeout: Option<std::time::Duration>,
+    ) -> Step<Bot> {
+        let settings = AdapterSettings {
+            env: self.adapter_env.clone(),
+            upstream_timeout,
+            caller_bearer: None,
+        };
+        let bot = Bot::start(
+            login,
+            token,
+            core_url,
+            &self.adapter_bin,
+            &self.dir,
+            &settings,
+            self.journal.clone(),
+        )
+        .await?;
+        self.bots.push(bot.clone());
+        Ok(bot)
+    }
+
+    /// Stops every adapter and returns what the report needs.
+    pub(crate) async fn finish(self) -> (Vec<StepRecord>, Vec<NamedLog>) {
+        let mut logs = Vec::new();
+        for bot in &self.bots {
+            bot.stop().await;
+            logs.push(NamedLog {
+                name: format!("awg-mcp of {}", bot.login()),
+                text: self.journal.secrets().redact(&bot.adapter_log()),
+            });
+        }
+        (self.journal.steps(), logs)
+    }
+}
+
+fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn replace_bytes(haystack: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(haystack.len());
+    let mut i = 0;
+    while i < haystack.len() {
+        if !needle.is_empty() && haystack[i..].starts_with(needle) {
+            out.extend_from_slice(with);
+            i += needle.len();
+        } else {
+            out.push(haystack[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Makes a JSON value comparable across stacks: every `*_at` timestamp
+/// becomes `"<timestamp>"`, every absolute `http://host:port` origin in a
+/// string is cut to its path, and every UUID becomes `"<uuid>"`. What is left
+/// (states, texts, ids of a fresh stack, statuses) must agree across backends.
+pub fn stable(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| {
+                    let v = if k.ends_with("_at") && v.is_string() {
+                        Value::String("<timestamp>".into())
+                    } else {
+                        stable(v)
+                    };
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(stable).collect()),
+        Value::String(s) => {
+            if uuid::Uuid::parse_str(&s).is_ok() && s.len() == 36 {
+                Value::String("<uuid>".into())
+            } else if let Some(rest) = s.strip_prefix("http://") {
+                Value::String(
+                    rest.find('/')
+                        .map(|i| rest[i..].to_owned())
+                        .unwrap_or_default(),
+                )
+            } else {
+                Value::String(s)
+            }
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn stable_values_drop_what_differs_between_stacks_and_keep_the_rest() {
+        let v = json!({
+            "state": "active",
+            "created_at": "2026-01-01T00:00:00Z",
+            "approved_at": null,
+            "issue": {"id": 3, "html_url": "http://127.0.0.1:41234/alice/lab/issues/1"},
+            "request_key": "9b2f0c1e-4a6b-4c8d-9e0f-1a2b3c4d5e6f",
+            "body": "text http://example.test/x stays a path",
+        });
+        assert_eq!(
+            stable(v),
+            json!({
+                "state": "active",
+                "created_at": "<timestamp>",
+                "approved_at": null,
+                "issue": {"id": 3, "html_url": "/alice/lab/issues/1"},
+                "request_key": "<uuid>",
+                "body": "text http://example.test/x stays a path",
+            })
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! The journal of one scenario: its steps, assertions and exchanges, recorded
+//! as they happen and already redacted.
+//!
+//! Actors share the journal of their scenario, so an exchange lands in the
+//! step that was current when it happened, whichever actor made it.
+
+use std::sync::{Arc, Mutex};
+
+use crate::secrets::SecretRegistry;
+use crate::vocab::{AssertionRecord, Exchange, Observation, StepRecord};
+
+/// Bodies in transcripts are cut after this many bytes: enough to read an
+/// answer, small enough that a report of forty scenarios stays readable.
+pub const BODY_LIMIT: usize = 4096;
+
+/// Headers whose values are credentials and never enter a transcript.
+const CREDENTIAL_HEADERS: &[&str] = &[
+    "authorization",
+    "cookie",
+    "set-cookie",
+    "x-csrf-token",
+    "proxy-authorization",
+];
+
+/// A shared, redacting record of one scenario.
+#[derive(Clone)]
+pub struct Journal {
+    steps: Arc<Mutex<Vec<StepRecord>>>,
+    observations: Arc<Mutex<Vec<Observation>>>,
+    secrets: SecretRegistry,
+}
+
+impl Journal {
+    /// A journal that redacts through `secrets`. It starts with a `setup`
+    /// step so that fixture traffic has somewhere to go.
+    pub fn new(secrets: SecretRegistry) -> Self {
+        let journal = Journal {
+            steps: Arc::default(),
+            observations: Arc::default(),
+            secrets,
+        };
+        journal.step("the Core names its contract and backend");
+        journal
+    }
+
+    /// The registry this journal redacts through.
+    pub fn secrets(&self) -> &SecretRegistry {
+        &self.secrets
+    }
+
+    /// Starts a new step; later assertions and exchanges belong to it.
+    pub fn step(&self, name: &str) {
+        self.lock().push(StepRecord {
+            name: name.to_owned(),
+            ..StepRecord::default()
+        });
+    }
+
+    /// Records an assertion in the current step.
+    pub fn assertion(&self, what: &str, expected: &str, actual: &str, passed: bool) {
+        let record = AssertionRecord {
+            what: self.secrets.redact(what),
+            expected: self.secrets.redact(&truncate(expected)),
+            actual: self.secrets.redact(&truncate(actual)),
+            passed,
+        };
+        self.current(|s| s.assertions.push(record));
+    }
+
+    /// Records an observation for the backend-parity check.
+    pub fn observe(&self, key: &str, value: String) {
+        let step = self.current_step();
+        self.observations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Observation {
+                step,
+                key: key.to_owned(),
+                value: self.secrets.redact(&value),
+            });
+    }
+
+    /// The observations recorded so far.
+    pub fn observations(&self) -> Vec<Observation> {
+        self.observations
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Records an exchange in the current step, redacting every field and
+    /// dropping credential headers.
+    pub fn exchange(&self, mut ex: Exchange) {
+        let redact = |s: &str| truncate(&self.secrets.redact(s));
+        ex.target = self.secrets.redact(&ex.target);
+        ex.request_body = redact(&ex.request_body);
+        ex.response_body = redact(&ex.response_body);
+        for headers in [&mut ex.request_headers, &mut ex.response_headers] {
+            for (name, value) in headers.iter_mut() {
+                if CREDENTIAL_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+                    *value = crate::secrets::REDACTED.to_owned();
+                } else {
+                    *value = self.secrets.redact(value);
+                }
+            }
+        }
+        self.current(|s| s.exchanges.push(ex));
+    }
+
+    /// The steps recorded so far, redacted again with every secret known
+    /// now: a CSRF token or cookie is often registered only after the answer
+    /// that carried it was recorded.
+    pub fn steps(&self) -> Vec<StepRecord> {
+        let r = |s: &mut String| *s = self.secrets.redact(s);
+        let mut steps = self.lock().clone();
+        for step in &mut steps {
+            for a in &mut step.assertions {
+                r(&mut a.what);
+                r(&mut a.expected);
+                r(&mut a.actual);
+            }
+            for ex in &mut step.exchanges {
+                r(&mut ex.target);
+                r(&mut ex.request_body);
+                r(&mut ex.response_body);
+                for (_, v) in ex
+                    .request_headers
+                    .iter_mut()
+                    .chain(ex.response_headers.iter_mut())
+                {
+                    r(v);
+                }
+            }
+        }
+        steps
+    }
+
+    /// The name of the current step.
+    pub fn current_step(&self) -> String {
+        self.lock()
+            .last()
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
+    }
+
+    fn current(&self, f: impl FnOnce(&mut StepRecord)) {
+        let mut steps = self.lock();
+        if steps.is_empty() {
+            steps.push(StepRecord::default());
+        }
+        f(steps.last_mut().expect("a step exists"));
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<StepRecord>> {
+        // A panicking scenario must not hide its own journal.
+        self.steps.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Cuts text after [`BODY_LIMIT`] bytes at a character boundary.
+pub fn truncate(text: &str) -> String {
+    if text.len() <= BODY_LIMIT {
+        return text.to_owned();
+    }
+    let mut end = BODY_LIMIT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… [{} bytes cut]", &text[..end], text.len() - end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exchanges_are_redacted_and_credential_headers_dropped() {
+        let secrets = SecretRegistry::new();
+        let token = secrets.mint("tok");
+        let journal = Journal::new(secrets);
+        journal.step("bot reads");
+        journal.exchange(Exchange {
+            actor: "bot".into(),
+            kind: "http".into(),
+            method: "GET".into(),
+            target: format!("http://x/?t={token}"),
+            request_headers: vec![("Authorization".into(), format!("token {token}"))],
+            request_body: format!("{{\"token\":\"{token}\"}}"),
+            status: 200,
+            response_headers: vec![("content-type".into(), "text/plain".into())],
+            response_body: "x".repeat(BODY_LIMIT + 10),
+            elapsed_ms: 1,
+        });
+        let steps = journal.steps();
+        let ex = &steps[1].exchanges[0];
+        assert_eq!(ex.target, "http://x/?t=[redacted]");
+        assert_eq!(ex.request_headers[0].1, "[redacted]");
+        assert_eq!(ex.request_body, "{\"token\":\"[redacted]\"}");
+        assert!(ex.response_body.ends_with("[10 bytes cut]"));
+    }
+}

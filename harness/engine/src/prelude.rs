@@ -1,0 +1,39 @@
+//! Everything a scenario may use, and nothing more: the context, the actors,
+//! the typed views of the contract, the fault proxy, and the `#[scenario]`
+//! attribute. The catalogue (`scenarios/`) imports this prelude only, never
+//! an engine module, so the engine can change underneath it.
+//!
+//! A scenario, in full:
+//!
+//! ```ignore
+//! use grantgate_engine::prelude::*;
+//!
+//! /// Preparing is not approval: a bot's submission waits for the human.
+//! #[scenario(Authority, parity)]
+//! async fn submit_waits_for_approval(ctx: &mut Ctx) -> Outcome {
+//!     let alice = ctx.human("alice")?;
+//!     alice.login().await?;
+//!     let bot = ctx.bot("lab-bot").await?;
+//!     let grant = alice.prepare_grant("alice/lab", bot.login(), "task", "summary").await?;
+//!     ...
+//! }
+//! ```
+
+pub use crate::actors::{
+    Answer, Bot, Form, Human, Links, NativeClient, Page, SetupClient, ToolReply,
+};
+pub use crate::core_api::{self, Decision, fields};
+pub use crate::ctx::Ctx;
+pub use crate::family::Family;
+pub use crate::proxy::{Canned, CapturedRequest, Fault, FaultProxy};
+pub use crate::runner::catalogue::Scenario;
+pub use crate::stack::Backend;
+pub use crate::views::{
+    ErrorBody, Grant, GrantListPage, GrantMarker, GrantRef, Issue, IssueRef, NewIssue, Proposal,
+    Receipt, RepoRef, Submitted, UserRef, expected_digest, state,
+};
+pub use crate::vocab::{Abort, Outcome, Step};
+pub use grantgate_macros::scenario;
+pub use serde_json::{Value, json};
+/// Waits without blocking the runtime (e.g. to let a token age past its lifetime).
+pub use tokio::time::sleep;

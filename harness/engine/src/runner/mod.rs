@@ -1,0 +1,15 @@
+//! The runner: discover trials, run them with bounded concurrency on fresh
+//! stacks, emit events, return one report.
+
+pub mod catalogue;
+pub mod events;
+pub mod identity;
+pub mod parity;
+pub mod probes;
+pub mod run;
+pub mod signals;
+pub mod trial;
+
+pub use crate::vocab::{Abort, Outcome, Step, Verdict};
+pub use catalogue::{Scenario, Trial};
+pub use run::Engine;

@@ -1,0 +1,268 @@
+//! One trial: a fresh stack, fixtures, the scenario in a task of its own,
+//! then teardown (or `--keep`), whatever happened in between.
+//!
+//! The scenario runs in its own task so that a panic ends that task only (the
+//! trial is reported as errored, with the step it was in), and so that Ctrl-C
+//! can abort it: dropping the task drops its adapters, then the stack is torn
+//! down as on any other path.
+
+use std::time::Instant;
+
+use super::catalogue::Trial;
+use super::events::{Event, EventSink};
+use super::identity;
+use super::run::Engine;
+use crate::actors::setup::SetupClient;
+use crate::ctx::Ctx;
+use crate::error::HarnessError;
+use crate::fixtures::Fixture;
+use crate::journal::Journal;
+use crate::report::model::ScenarioResult;
+use crate::stack::{Backend, StackSpec};
+use crate::vocab::{Abort, Verdict};
+use tokio_util::sync::CancellationToken;
+
+impl Engine {
+    /// Runs one trial on a fresh stack and always tears the stack down
+    /// (or keeps it, with `--keep`, when the trial did not pass).
+    pub async fn run_trial(
+        &self,
+        trial: &Trial,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> ScenarioResult {
+        let name = trial.name();
+        events(Event::TrialStarted { name: name.clone() });
+        let started = Instant::now();
+        let journal = Journal::new(self.secrets.clone());
+        let mut result = ScenarioResult {
+            name: name.clone(),
+            scenario: trial.scenario.id.to_owned(),
+            backend: trial.backend.name().to_owned(),
+            family: trial.scenario.family.label().to_owned(),
+            claim: trial.scenario.claim.to_owned(),
+            verdict: Verdict::Passed,
+            duration_ms: 0,
+            stack_startup_ms: None,
+            core_version: None,
+            database_version: None,
+            steps: Vec::new(),
+            core_log: String::new(),
+            adapter_logs: Vec::new(),
+            observations: Vec::new(),
+            comparison: None,
+        };
+        let spec = StackSpec {
+            name: name.clone(),
+            backend: trial.backend,
+            extra_env: merged_env(trial.scenario.core_env, &self.config.core_env),
+        };
+        let stack = tokio::select! {
+            _ = cancel.cancelled() => Err(HarnessError::Interrupted),
+            s = self.runtime.start(spec) => s,
+        };
+        let stack = match stack {
+            Ok(s) => s,
+            Err(e) => {
+                let message = self.secrets.redact(&format!("stack did not start: {e}"));
+                result.verdict = match e {
+                    HarnessError::LaunchContract(_) => Verdict::Failed { message },
+                    _ => Verdict::Errored { message },
+                };
+                return self.finish(result, journal, started, events);
+            }
+        };
+        result.stack_startup_ms = Some(stack.startup.as_millis() as u64);
+        events(Event::StackReady {
+            name: name.clone(),
+            startup: stack.startup,
+        });
+        result.database_version = Some(self.runtime.database_version(trial.backend).await);
+        let dir = stack
+            .dir
+            .as_ref()
+            .map(|d| d.path().to_owned())
+            .unwrap_or_else(std::env::temp_dir);
+        let scenario = trial.scenario.run;
+        let fixture = trial.scenario.fixture;
+        let base_url = stack.base_url.clone();
+        let admin = stack.admin.clone();
+        let adapter_bin = self.binaries.adapter.clone();
+        let adapter_env = self.config.adapter_env.clone();
+        let backend = trial.backend;
+        let needs = identity::needs(&trial.scenario);
+        let task_journal = journal.clone();
+        // The scenario runs in a task of its own: a panic inside it ends that
+        // task only, and cancelling aborts it (dropping its adapters).
+        let mut task = tokio::spawn(async move {
+            let journal = task_journal;
+            let prepared = async {
+                let setup = SetupClient::connect(&base_url, &admin, journal.clone()).await?;
+                let version = setup.version().await?;
+                identity::expect_contract_and_backend(&journal, &version, backend)?;
+                if let Some(missing) = identity::missing_extension(&version, &needs) {
+                    return Ok(Err((missing, version)));
+                }
+                journal.step("set up fixtures");
+                let fixture = Fixture::named(fixture)?;
+                let applied = fixture.apply(&setup).await?;
+                Ok::<_, Abort>(Ok((setup, applied, version)))
+            }
+            .await;
+            let (setup, applied, version) = match prepared {
+                Ok(Ok(p)) => p,
+                Ok(Err((missing, version))) => {
+                    let core_version = version["version"].as_str().map(str::to_owned);
+                    return (Ok(Some(missing)), core_version, Vec::new());
+                }
+                Err(abort) => return (Err(abort), None, Vec::new()),
+            };
+            let core_version = version["version"].as_str().map(str::to_owned);
+            let mut ctx = Ctx::new(backend, base_url, journal, setup, applied, adapter_bin, dir)
+                .with_adapter_env(adapter_env);
+            let outcome = scenario(&mut ctx).await.map(|()| None);
+            let (_, logs) = ctx.finish().await;
+            (outcome, core_version, logs)
+        });
+        let joined = tokio::select! {
+            _ = cancel.cancelled() => {
+                task.abort();
+                let _ = (&mut task).await;
+                events(Event::Interrupted);
+                None
+            }
+            j = &mut task => Some(j),
+        };
+        result.verdict = match joined {
+            None => Verdict::Errored {
+                message: "interrupted by Ctrl-C".into(),
+            },
+            Some(Err(join)) if join.is_panic() => Verdict::Errored {
+                message: format!(
+                    "scenario panicked in step `{}`: {}",
+                    journal.current_step(),
+                    panic_message(join.into_panic())
+                ),
+            },
+            Some(Err(join)) => Verdict::Errored {
+                message: format!("scenario task ended abnormally: {join}"),
+            },
+            Some(Ok((outcome, core_version, logs))) => {
+                result.core_version = core_version;
+                result.adapter_logs = logs;
+                match outcome {
+                    Ok(None) => Verdict::Passed,
+                    Ok(Some(missing)) => Verdict::NotApplicable { message: missing },
+                    Err(abort) => {
+                        let step = journal.current_step();
+                        match abort.into_verdict() {
+                            Verdict::Failed { message } => Verdict::Failed {
+                                message: format!("step `{step}`: {message}"),
+                            },
+                            Verdict::Errored { message } => Verdict::Errored {
+                                message: format!("step `{step}`: {message}"),
+                            },
+                            other => other,
+                        }
+                    }
+                }
+            }
+        };
+        if result.verdict == Verdict::Passed
+            && let Some(url) = stack.database_url()
+        {
+            if let Err(abort) = identity::expect_data_in(&journal, url).await {
+                result.verdict = abort.into_verdict();
+            }
+        }
+        result.core_log = stack.core_log().text();
+        if self.config.keep && result.verdict != Verdict::Passed && !cancel.is_cancelled() {
+            if trial.backend == Backend::Postgres {
+                self.kept_any_postgres
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+            let kept = stack.keep();
+            events(Event::StackKept {
+                name: name.clone(),
+                how: kept.to_string(),
+            });
+        } else {
+            stack.teardown().await;
+        }
+        self.finish(result, journal, started, events)
+    }
+
+    fn finish(
+        &self,
+        mut result: ScenarioResult,
+        journal: Journal,
+        started: Instant,
+        events: &EventSink,
+    ) -> ScenarioResult {
+        result.steps = journal.steps();
+        result.observations = journal.observations();
+        result.core_log = self.secrets.redact(&result.core_log);
+        result.verdict = match result.verdict {
+            Verdict::Passed => Verdict::Passed,
+            Verdict::Failed { message } => Verdict::Failed {
+                message: self.secrets.redact(&message),
+            },
+            Verdict::Errored { message } => Verdict::Errored {
+                message: self.secrets.redact(&message),
+            },
+            Verdict::NotApplicable { message } => Verdict::NotApplicable { message },
+        };
+        result.duration_ms = started.elapsed().as_millis() as u64;
+        events(Event::TrialFinished {
+            result: Box::new(result.clone()),
+        });
+        result
+    }
+}
+
+/// A scenario's `core_env` with the run's `--core-env` over it: a key set in
+/// both keeps the run's value, once.
+fn merged_env(scenario: &[(&str, &str)], run: &[(String, String)]) -> Vec<(String, String)> {
+    let mut env: Vec<(String, String)> = scenario
+        .iter()
+        .filter(|(k, _)| !run.iter().any(|(rk, _)| rk == k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    env.extend(run.iter().cloned());
+    env
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-text panic payload".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runs_core_env_is_added_to_the_scenarios_and_wins_on_a_shared_key() {
+        let run = vec![
+            ("CORE_FAULT".to_owned(), "link-missing".to_owned()),
+            ("B".to_owned(), "run".to_owned()),
+        ];
+        assert_eq!(
+            merged_env(&[("A", "1"), ("B", "scenario")], &run),
+            vec![
+                ("A".to_owned(), "1".to_owned()),
+                ("CORE_FAULT".to_owned(), "link-missing".to_owned()),
+                ("B".to_owned(), "run".to_owned()),
+            ]
+        );
+        assert_eq!(
+            merged_env(&[("A", "1")], &[]),
+            vec![("A".into(), "1".into())]
+        );
+    }
+}

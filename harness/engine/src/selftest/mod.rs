@@ -1,0 +1,23 @@
+//! `grantgate selftest`: proves the catalogue catches broken releases.
+//!
+//! A release gate is only as good as the broken releases it stops. `refcore`
+//! and `awg-mcp` built with their `faults` feature carry named faults
+//! (`docs/faults.md`), each breaking one rule of the contract. The self-test
+//! runs the catalogue cleanly, then once per fault, and writes the kill
+//! matrix: fault × trials that failed. Then it runs the catalogue against
+//! every honest variant of the Core, each of which must pass. It passes only
+//! when the clean pass is green, every fault is killed and every honest
+//! variant passed.
+//!
+//! - [`faults`] asks the binaries for their faults and decides each one's
+//!   backends;
+//! - [`variants`] asks the Core for its honest variants;
+//! - [`run`] runs the passes and writes the files;
+//! - [`matrix`] turns the run reports into the matrix (pure);
+//! - [`render`] renders it (pure, like the run report's writers).
+
+pub mod faults;
+pub mod matrix;
+pub mod render;
+pub mod run;
+pub mod variants;

@@ -1,0 +1,173 @@
+//! The engine's vocabulary: verdicts, aborts and the records a scenario's
+//! journal holds (steps, assertions, exchanges, observations). A leaf module:
+//! the runner, the actors, the journal and the reports all speak it, and it
+//! depends on none of them, so the engine has no import cycle.
+
+use serde::{Deserialize, Serialize};
+
+/// The pseudo-backend of a parity result (`parity::scenario`).
+pub const PARITY: &str = "parity";
+
+/// How one scenario on one backend ended.
+///
+/// *Failed* means the system under test (Core or adapter) broke the contract:
+/// an assertion did not hold, an answer had the wrong status. *Errored* means
+/// the harness or its environment broke: a process would not start, a
+/// fixture was invalid, a scenario panicked. *Not applicable* means the
+/// scenario relies on an optional launch extension the Core does not
+/// declare: nothing is known either way, and it never counts as passed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every step ran and every assertion held.
+    Passed,
+    /// The Core or adapter broke the contract.
+    Failed {
+        /// The first broken expectation, in words.
+        message: String,
+    },
+    /// The harness or environment broke; nothing is known about the Core.
+    Errored {
+        /// What broke, with a fix-it hint when there is one.
+        message: String,
+    },
+    /// The scenario needs an optional extension the Core does not declare.
+    NotApplicable {
+        /// Which extension, and how a Core declares it.
+        message: String,
+    },
+}
+
+impl Verdict {
+    /// Short lowercase label: `passed`, `failed`, `errored`, `not applicable`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed { .. } => "failed",
+            Verdict::Errored { .. } => "errored",
+            Verdict::NotApplicable { .. } => "not applicable",
+        }
+    }
+
+    /// The reason, if it did not pass.
+    pub fn message(&self) -> Option<&str> {
+        match self {
+            Verdict::Passed => None,
+            Verdict::Failed { message }
+            | Verdict::Errored { message }
+            | Verdict::NotApplicable { message } => Some(message),
+        }
+    }
+}
+
+/// Why a scenario stopped early. Scenario steps return `Result<T, Abort>` and
+/// use `?`: the first broken expectation ends the scenario, as data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Abort {
+    /// The system under test broke the contract.
+    Failed(String),
+    /// The harness or environment broke.
+    Errored(String),
+}
+
+impl Abort {
+    /// A contract failure.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Abort::Failed(message.into())
+    }
+
+    /// A harness or environment breakdown.
+    pub fn errored(message: impl Into<String>) -> Self {
+        Abort::Errored(message.into())
+    }
+
+    /// Turns the abort into the verdict it implies.
+    pub fn into_verdict(self) -> Verdict {
+        match self {
+            Abort::Failed(message) => Verdict::Failed { message },
+            Abort::Errored(message) => Verdict::Errored { message },
+        }
+    }
+}
+
+impl From<crate::error::HarnessError> for Abort {
+    fn from(e: crate::error::HarnessError) -> Self {
+        Abort::Errored(e.to_string())
+    }
+}
+
+/// What a scenario function returns.
+pub type Outcome = Result<(), Abort>;
+
+/// What a scenario step returns.
+pub type Step<T> = Result<T, Abort>;
+
+/// One observable result a scenario recorded with `ctx.observe`, compared
+/// across backends by the parity check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Observation {
+    /// The step it was made in.
+    pub step: String,
+    /// What was observed, in words.
+    pub key: String,
+    /// The value, as canonical JSON.
+    pub value: String,
+}
+
+/// A log of one named process.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NamedLog {
+    /// Whose log.
+    pub name: String,
+    /// The redacted text.
+    pub text: String,
+}
+
+/// One named step of a scenario.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// The step in domain words, e.g. `alice approves the grant`.
+    pub name: String,
+    /// Assertions made during the step, in order.
+    pub assertions: Vec<AssertionRecord>,
+    /// Exchanges made during the step, in order.
+    pub exchanges: Vec<Exchange>,
+}
+
+/// One checked expectation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AssertionRecord {
+    /// What was checked, in words.
+    pub what: String,
+    /// The expected value, rendered.
+    pub expected: String,
+    /// The actual value, rendered.
+    pub actual: String,
+    /// Whether it held.
+    pub passed: bool,
+}
+
+/// One recorded exchange: an HTTP request and its answer, or an MCP tool call.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Exchange {
+    /// Who made it: a human's, bot's or the setup client's name.
+    pub actor: String,
+    /// `http` or `mcp`.
+    pub kind: String,
+    /// HTTP method, or `tools/call`.
+    pub method: String,
+    /// The URL, or the tool name.
+    pub target: String,
+    /// Request headers worth seeing (credentials removed).
+    pub request_headers: Vec<(String, String)>,
+    /// Request body, truncated and redacted.
+    pub request_body: String,
+    /// HTTP status, or 0 for MCP and for transport failures.
+    pub status: u16,
+    /// Response headers worth seeing (cookies removed).
+    pub response_headers: Vec<(String, String)>,
+    /// Response body, truncated and redacted.
+    pub response_body: String,
+    /// Milliseconds from send to the full answer.
+    pub elapsed_ms: u64,
+}
