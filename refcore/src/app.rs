@@ -62,7 +62,7 @@ pub fn app(state: AppState) -> Router {
         .method_not_allowed_fallback(api_method_not_allowed);
 
     let pages = "/{owner}/{repo}/agent-work-grants";
-    Router::new()
+    let router = Router::new()
         .nest("/api", api)
         .route("/", get(web::login::home_show))
         .route(
@@ -93,7 +93,8 @@ pub fn app(state: AppState) -> Router {
         )
         .fallback(web::login::not_found_page)
         .method_not_allowed_fallback(page_method_not_allowed)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT));
+    crate::variants::wrap(router, &state)
         .layer(middleware::from_fn(log_request))
         .with_state(state)
 }

@@ -81,6 +81,28 @@ pub enum FaultError {
     },
 }
 
+/// Why `CORE_VARIANT` stops the start (see [`crate::variants`]).
+#[derive(Debug, thiserror::Error)]
+pub enum VariantError {
+    /// A default build has no variants, so a set `CORE_VARIANT` would mislead.
+    #[error(
+        "CORE_VARIANT is set but this refcore was built without the `faults` feature, so no \
+         variant can be active; unset CORE_VARIANT or use a faults build (docs/faults.md)"
+    )]
+    NotAFaultsBuild,
+    /// The name is not in the list of variants.
+    #[error("CORE_VARIANT={name:?} names no honest variant; valid names: {valid}")]
+    Unknown {
+        /// The name given (cut to 60 characters).
+        name: String,
+        /// Every valid name, comma-separated.
+        valid: String,
+    },
+    /// One process is either a fault or a variant, never both.
+    #[error("CORE_FAULT and CORE_VARIANT are both set; one refcore runs at most one of them")]
+    WithFault,
+}
+
 /// The classification of a failed request, shared by API and browser.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {

@@ -11,6 +11,8 @@
 //! - [`db`]: every SQL statement, over the sqlx `Any` driver.
 //! - [`error`]: how failures become 4xx/5xx answers without leaking internals.
 //! - [`faults`]: the built-in faults of the harness's self-test (feature `faults`).
+//! - [`variants`]: its honest variants, refcore's output changed only where
+//!   the contract leaves room (feature `faults`).
 
 pub mod api;
 pub mod app;
@@ -24,6 +26,7 @@ pub mod faults;
 pub mod server;
 pub mod service;
 pub mod state;
+pub mod variants;
 pub mod web;
 
 pub use config::Config;

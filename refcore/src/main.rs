@@ -12,6 +12,12 @@ async fn main() -> anyhow::Result<()> {
         print!("{listing}");
         return Ok(());
     }
+    if std::env::args().nth(1).as_deref() == Some(refcore::variants::LIST_FLAG) {
+        let listing = refcore::variants::listing()
+            .context("--list-variants: this refcore was built without the `faults` feature")?;
+        print!("{listing}");
+        return Ok(());
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -23,6 +29,10 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let config = refcore::Config::from_env().context("refcore configuration")?;
     let fault = std::env::var_os(refcore::faults::ENV).map(|v| v.to_string_lossy().into_owned());
+    let variant =
+        std::env::var_os(refcore::variants::ENV).map(|v| v.to_string_lossy().into_owned());
+    let fault_set = fault.as_deref().is_some_and(|f| !f.is_empty());
+    refcore::variants::init(variant.as_deref(), fault_set).context("refcore variants")?;
     refcore::faults::init(fault.as_deref(), config.backend).context("refcore faults")?;
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;

@@ -12,6 +12,7 @@ mod lifecycle;
 mod meta;
 mod pages;
 mod receipts;
+mod variants;
 
 /// Boxes an `async fn(Arc<Env>) -> TestResult` into a [`TestFn`].
 macro_rules! trial {
@@ -53,7 +54,10 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(concurrency::twenty_approvals),
     ];
     #[cfg(not(feature = "faults"))]
-    list.push(trial!(faults::default_build_refuses_a_fault));
+    list.extend([
+        trial!(faults::default_build_refuses_a_fault),
+        trial!(variants::default_build_refuses_a_variant),
+    ]);
     #[cfg(feature = "faults")]
     list.extend([
         trial!(faults::unknown_fault_is_refused),
@@ -61,6 +65,14 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(faults::nul_accepted_on_sqlite_only),
         trial!(faults::stale_revision_accepted),
         trial!(faults::list_shows_invisible_grants),
+        trial!(variants::variant_refusals),
+        trial!(variants::markup),
+        trial!(variants::extra_members),
+        trial!(variants::reworded_errors),
+        trial!(variants::link_style),
+        trial!(variants::absolute_redirects),
+        trial!(variants::pretty_json),
+        trial!(variants::cookie_name),
     ]);
     list.into_iter()
         .map(|(name, f)| (name.trim_start_matches("cases::"), f))

@@ -1,0 +1,299 @@
+//! The honest variants (`docs/faults.md`, "Honest variants"). A default build
+//! refuses a set `CORE_VARIANT`; a faults build refuses unknown names and a
+//! variant together with a fault, and each variant is shown to be active:
+//! its output really differs from refcore's where the contract leaves room.
+
+use crate::support::core;
+use crate::support::world::Env;
+
+/// Starts refcore with a valid configuration plus `extra`, expecting it to
+/// refuse (no listening line); returns what it said.
+async fn refused_start(env: &Env, extra: &[(&str, &str)]) -> Result<String, String> {
+    let place = core::fresh_database(env.backend, env.pg.as_deref()).await?;
+    match core::start(env.backend, &place.url, extra) {
+        Ok(_started) => Err(format!("{extra:?}: started anyway")),
+        Err(refusal) => Ok(refusal),
+    }
+}
+
+#[cfg(not(feature = "faults"))]
+pub use default_build::*;
+
+#[cfg(not(feature = "faults"))]
+mod default_build {
+    use std::sync::Arc;
+
+    use super::refused_start;
+    use crate::check;
+    use crate::support::TestResult;
+    use crate::support::world::Env;
+
+    /// A default build has no variants, so a set `CORE_VARIANT` is refused
+    /// with a message saying why.
+    pub async fn default_build_refuses_a_variant(env: Arc<Env>) -> TestResult {
+        let stderr = refused_start(&env, &[("CORE_VARIANT", "markup")]).await?;
+        check!(
+            stderr.contains("CORE_VARIANT is set") && stderr.contains("`faults` feature"),
+            "unclear refusal: {stderr}"
+        );
+        Ok(())
+    }
+}
+
+#[cfg(feature = "faults")]
+pub use with_faults::*;
+
+#[cfg(feature = "faults")]
+mod with_faults {
+    use std::sync::Arc;
+
+    use serde_json::Value;
+
+    use super::refused_start;
+    use crate::check;
+    use crate::support::TestResult;
+    use crate::support::browser::{has, input_value};
+    use crate::support::client::Auth;
+    use crate::support::world::{Env, World, triple};
+
+    /// A fresh Core on the same backend with `CORE_VARIANT=variant`, and a
+    /// world on it (which already signs in and reads the login form).
+    async fn varied(env: &Env, variant: &str) -> Result<(Env, World), String> {
+        let core =
+            Env::start_with(env.backend, env.pg.clone(), &[("CORE_VARIANT", variant)]).await?;
+        let world = World::new(&core).await?;
+        Ok((core, world))
+    }
+
+    /// An unknown name is refused listing the valid ones, and a variant
+    /// never runs together with a fault.
+    pub async fn variant_refusals(env: Arc<Env>) -> TestResult {
+        let stderr = refused_start(&env, &[("CORE_VARIANT", "markdown")]).await?;
+        for name in ["markup", "extra-members", "cookie-name"] {
+            check!(
+                stderr.contains(name),
+                "valid name {name} not listed: {stderr}"
+            );
+        }
+        let stderr = refused_start(
+            &env,
+            &[
+                ("CORE_VARIANT", "markup"),
+                ("CORE_FAULT", "replay-answers-201"),
+            ],
+        )
+        .await?;
+        check!(stderr.contains("both set"), "unclear refusal: {stderr}");
+        Ok(())
+    }
+
+    /// `markup`: no refcore class on the grant page, the state word still
+    /// there as text, the forms still found by action and fields.
+    pub async fn markup(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "markup").await?;
+        let id = w.prepare("the task", "the summary").await?;
+        w.confirm(id).await?;
+        let page = w
+            .browser
+            .get(&format!("{}/{id}", w.pages()))
+            .await?
+            .expect(200, "grant page")?;
+        check!(!has(&page.text, ".grant-state"), "refcore's class kept");
+        check!(
+            page.text.contains(">awaiting_human<") && page.text.contains("the task"),
+            "state word or task not shown: {}",
+            page.text
+        );
+        check!(
+            has(&page.text, "form[method=get] input[name=q]")
+                && has(&page.text, "form[action$=\"/user/logout\"]"),
+            "no nav forms"
+        );
+        let approve = format!("{}{}/{id}/approve", w.base, w.pages());
+        check!(
+            has(&page.text, &format!("form[action=\"{approve}\"]")),
+            "approve form not absolute on the public origin"
+        );
+        check!(
+            input_value(&page.text, "state_revision").as_deref() == Some("2"),
+            "no state_revision"
+        );
+        w.decide(id, "approve").await?.expect(303, "approve")?;
+        check!(w.grant(id).await?["state"] == "active", "not approved");
+        Ok(())
+    }
+
+    /// `extra-members`: grants (nested objects too), lists and errors carry
+    /// unknown members beside the contract's.
+    pub async fn extra_members(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "extra-members").await?;
+        let id = w.prepare("t", "s").await?;
+        let grant = w.grant(id).await?;
+        check!(
+            grant["x_variant"] == true && grant["agent"]["x_variant"] == true,
+            "no extra members: {grant}"
+        );
+        check!(
+            grant["state"] == "awaiting_agent",
+            "contract member changed"
+        );
+        let list = w
+            .api
+            .get("/api/v1/agent-work-grants", &w.bot_auth)
+            .await?
+            .expect(200, "list")?
+            .json();
+        check!(list[0]["x_variant"] == true, "list item: {list}");
+        let err = w
+            .api
+            .get("/api/v1/agent-work-grants", &Auth::None)
+            .await?
+            .expect(401, "anonymous")?
+            .json();
+        check!(
+            err["x_variant"] == true && err["message"].is_string(),
+            "error: {err}"
+        );
+        Ok(())
+    }
+
+    /// `reworded-errors`: other words in JSON errors and on error pages; a
+    /// stale decision's page still says the grant changed.
+    pub async fn reworded_errors(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "reworded-errors").await?;
+        let err = w
+            .api
+            .get("/api/v1/agent-work-grants", &Auth::None)
+            .await?
+            .expect(401, "anonymous")?
+            .json();
+        let message = err["message"].as_str().unwrap_or_default();
+        check!(message.starts_with("Sorry: "), "not reworded: {err}");
+        let id = w.prepare("t", "s").await?;
+        let path = format!("{}/{id}", w.pages());
+        let (page, csrf) = w.browser.csrf_from(&path).await?;
+        let old = input_value(&page.text, "state_revision").ok_or("no revision")?;
+        w.confirm(id).await?;
+        let stale = w
+            .browser
+            .post_form(
+                &format!("{path}/withdraw"),
+                &[("_csrf", &csrf), ("state_revision", &old)],
+            )
+            .await?
+            .expect(409, "stale withdraw")?;
+        check!(
+            stale.text.contains("grant was changed") && !stale.text.contains("since this page"),
+            "stale page: {}",
+            stale.text
+        );
+        Ok(())
+    }
+
+    /// `link-style`: `Link` in another order, `rel=next` unquoted.
+    pub async fn link_style(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "link-style").await?;
+        for _ in 0..2 {
+            w.prepare("t", "s").await?;
+        }
+        let resp = w
+            .api
+            .get("/api/v1/agent-work-grants?limit=1", &w.bot_auth)
+            .await?
+            .expect(200, "list")?;
+        let link = resp.header("link").ok_or("no Link")?;
+        check!(
+            link.starts_with('<') && link.contains(";rel=next") && !link.contains("\"next\""),
+            "Link: {link}"
+        );
+        check!(
+            link.find("rel=\"last\"") < link.find("rel=next"),
+            "Link order: {link}"
+        );
+        check!(
+            link.contains(&format!("<{}/api/v1/", w.base)),
+            "not absolute: {link}"
+        );
+        Ok(())
+    }
+
+    /// `absolute-redirects`: a prepared grant's `Location` is absolute.
+    pub async fn absolute_redirects(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "absolute-redirects").await?;
+        let (_, csrf) = w.browser.csrf_from(&format!("{}/new", w.pages())).await?;
+        let resp = w
+            .browser
+            .post_form(
+                &w.pages(),
+                &[
+                    ("_csrf", &csrf),
+                    ("agent", &w.bot),
+                    ("task", "t"),
+                    ("summary", "s"),
+                ],
+            )
+            .await?
+            .expect(303, "prepare")?;
+        let location = resp.header("location").ok_or("no Location")?;
+        check!(
+            location.starts_with(&format!("{}{}/", w.base, w.pages())),
+            "Location {location}"
+        );
+        Ok(())
+    }
+
+    /// `pretty-json`: indented, members reordered, same values.
+    pub async fn pretty_json(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "pretty-json").await?;
+        let id = w.prepare("t", "s").await?;
+        let resp = w
+            .api
+            .get(&w.grant_path(id), &w.bot_auth)
+            .await?
+            .expect(200, "grant")?;
+        check!(resp.text.starts_with("{\n"), "not pretty: {}", resp.text);
+        check!(
+            resp.text.find("\"updated_at\"") < resp.text.find("\"agent\""),
+            "members in refcore's order: {}",
+            resp.text
+        );
+        let grant: Value = resp.json();
+        check!(
+            grant["id"] == id && grant["state_revision"] == 1,
+            "values: {grant}"
+        );
+        w.confirm(id).await?;
+        let digest = w.digest(id).await?;
+        w.api
+            .post(
+                &format!("{}/confirm", w.grant_path(id)),
+                &w.bot_auth,
+                &triple(&digest),
+            )
+            .await?
+            .expect(409, "second confirm")?;
+        Ok(())
+    }
+
+    /// `cookie-name`: the session cookie has another name, same attributes,
+    /// and the browser still signs in and decides.
+    pub async fn cookie_name(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "cookie-name").await?;
+        let page = w
+            .api
+            .get("/user/login", &Auth::None)
+            .await?
+            .expect(200, "login")?;
+        let cookie = page.header("set-cookie").ok_or("no cookie")?;
+        check!(
+            !cookie.starts_with("refcore_session=")
+                && cookie.contains("HttpOnly")
+                && cookie.contains("SameSite=Lax"),
+            "cookie: {cookie}"
+        );
+        let id = w.prepare("t", "s").await?;
+        w.decide(id, "withdraw").await?.expect(303, "withdraw")?;
+        check!(w.grant(id).await?["state"] == "revoked", "not withdrawn");
+        Ok(())
+    }
+}
