@@ -1,364 +1,279 @@
-//! Family 5: tombstones — deleted and moved Issues keep their receipts and spend their keys.
+//! Family 5: tombstones — deleted and moved Issues keep their receipts and
+//! spend their keys.
 
-use serde_json::Value;
+use grantgate_engine::prelude::*;
 
-use crate::actors::{Bot, GrantRef, NativeClient, Proposal, Submission};
-use crate::ctx::Ctx;
-use crate::runner::catalogue::Scenario;
-use crate::runner::outcome::{Outcome, Step};
-use crate::scenarios::flows;
+use crate::flows::{self, LAB, LAB_BOT};
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        Scenario {
-            id: "deleted_issue_leaves_a_tombstone",
-            family: "5 tombstones",
-            claim: "Once the Issue of a submission is deleted, readback through the adapter and the \
-                    native API says `issue_deleted` with the historical Issue id, index and URL \
-                    unchanged, an identical replay returns that tombstone with 200 and creates \
-                    nothing, and a changed replay with the spent key is 409.",
-            fixture: "lab",
-            core_env: &[],
-            parity: true,
-            run: |ctx| Box::pin(deleted_issue_leaves_a_tombstone(ctx)),
-        },
-        Scenario {
-            id: "moved_issue_changes_its_binding",
-            family: "5 tombstones",
-            claim: "Once the Issue of a submission is moved to another repository, readback through \
-                    the adapter and the native API says `issue_binding_changed` with the historical \
-                    receipt unchanged, an identical replay returns it with 200 and creates \
-                    nothing, and a changed replay with the spent key is 409.",
-            fixture: "lab",
-            core_env: &[],
-            parity: true,
-            run: |ctx| Box::pin(moved_issue_changes_its_binding(ctx)),
-        },
+        deleted_issue_leaves_a_tombstone(),
+        moved_issue_changes_its_binding(),
     ]
 }
 
+const TASK: &str = "Report flaky tests";
 const TITLE: &str = "Flaky test: net::retry_backoff";
 const BODY: &str = "Fails 2 in 10 runs.\nSeen on both runners.";
+const ARCHIVE: &str = "alice/archive";
 
-/// Delete the Issue behind a receipt: the receipt turns into a tombstone
-/// that keeps its key spent.
-pub async fn deleted_issue_leaves_a_tombstone(ctx: &mut Ctx) -> Outcome {
-    let alice = ctx.human("alice")?;
-    alice.login().await?;
-    let bot = ctx.bot("lab-bot").await?;
-    let native = ctx.native("lab-bot")?;
-    let (grant, proposal) =
-        flows::active_grant(ctx, &alice, &bot, "alice/lab", "Report flaky tests").await?;
-    let submission = Submission::new(TITLE, BODY);
-    let receipt = submit_one(ctx, &bot, &grant, &proposal, &submission).await?;
-    let index = receipt["index"].as_i64().unwrap_or_default();
+/// What every step of a tombstone scenario works with.
+struct Tomb {
+    alice: Human,
+    bot: Bot,
+    native: NativeClient,
+    grant: GrantRef,
+    proposal: Proposal,
+    submission: NewIssue,
+    /// The receipt as the 201 answer gave it.
+    receipt: Receipt,
+}
+
+/// Once the Issue of a submission is deleted, readback through the adapter
+/// and the native API says `issue_deleted` with the historical Issue id,
+/// index and URL unchanged, an identical replay returns that tombstone with
+/// 200 and creates nothing, and a changed replay with the spent key is 409.
+#[scenario(Tombstones, parity)]
+async fn deleted_issue_leaves_a_tombstone(ctx: &mut Ctx) -> Outcome {
+    let t = submitted(ctx).await?;
+    let index = t.receipt.issue.index;
 
     ctx.step("the site admin deletes the Issue");
-    let deleted = ctx.setup().delete_issue("alice/lab", index).await?;
+    let deleted = ctx.setup().delete_issue(LAB, index).await?;
     ctx.expect(
         "the setup surface deletes the Issue",
         (200..300).contains(&deleted.status),
         &format!("status {}", deleted.status),
     )?;
-    let gone = ctx.setup().issue("alice/lab", index).await?;
+    let gone = ctx.setup().issue(LAB, index).await?;
     ctx.expect_status("the Issue is gone", gone.status, 404)?;
     ctx.expect_eq(
         "alice/lab holds no Issue",
-        flows::issue_count(ctx, "alice/lab").await?,
+        flows::issue_count(ctx, LAB).await?,
         0,
     )?;
 
-    read_back_tombstone(
-        ctx,
-        &bot,
-        &native,
-        &grant,
-        &submission,
-        &receipt,
-        "issue_deleted",
-    )
-    .await?;
-    replay_returns_tombstone(
-        ctx,
-        &bot,
-        &native,
-        &grant,
-        &proposal,
-        &submission,
-        &receipt,
-        "issue_deleted",
-    )
-    .await?;
+    read_back_tombstone(ctx, &t, "issue_deleted").await?;
+    replay_returns_tombstone(ctx, &t, "issue_deleted").await?;
     ctx.expect_eq(
         "the replays created no Issue in alice/lab",
-        flows::issue_count(ctx, "alice/lab").await?,
+        flows::issue_count(ctx, LAB).await?,
         0,
     )?;
 
     ctx.step("a changed replay with the spent key is refused and writes nothing");
-    let before = flows::ledger(ctx, &alice, "alice/lab", &[&grant]).await?;
-    let changed = Submission {
+    let watch = flows::Watch::new(LAB_BOT, LAB)
+        .grant(&t.grant)
+        .key(&t.grant, &t.submission.request_key);
+    let before = watch.take(ctx).await?;
+    let changed = NewIssue {
         title: format!("{TITLE} (again)"),
-        ..submission.clone()
+        ..t.submission.clone()
     };
-    let answer = native.submit(&grant, &proposal, &changed).await?;
+    let answer = t.native.submit(&t.grant, &t.proposal, &changed).await?;
     flows::expect_native_error(ctx, "changed replay, natively", &answer, 409)?;
-    let reply = bot.submit(&grant, &proposal, &changed).await?;
+    let reply = t.bot.submit(&t.grant, &t.proposal, &changed).await?;
     flows::expect_tool_refusal(ctx, "changed replay, adapter", &reply, "conflict", 409)?;
-    let after = flows::ledger(ctx, &alice, "alice/lab", &[&grant]).await?;
-    ctx.expect_eq("nothing written", &after, &before)?;
-    ctx.observe("the ledger after the changed replay", &after);
-    let again = native.submission(&grant, &submission.request_key).await?;
+    watch
+        .expect_unchanged(ctx, "after the changed replay", &before)
+        .await?;
+    ctx.observe("the receipt after the changed replay", &before.receipts);
+    let again = t
+        .native
+        .submission(&t.grant, &t.submission.request_key)
+        .await?;
     ctx.expect_status("readback after the changed replay", again.status, 200)?;
     ctx.expect_eq(
-        "the tombstone is still the stored receipt",
-        &again.json()?["submission"]["issue"],
-        &receipt,
-    )?;
-    Ok(())
+        "the tombstone still names the historical Issue",
+        again.submitted()?.receipt.issue,
+        t.receipt.issue.clone(),
+    )
 }
 
-/// Move the Issue behind a receipt to another repository: the receipt
-/// says its binding changed and keeps the historical Issue.
-pub async fn moved_issue_changes_its_binding(ctx: &mut Ctx) -> Outcome {
-    let alice = ctx.human("alice")?;
-    alice.login().await?;
-    let bot = ctx.bot("lab-bot").await?;
-    let native = ctx.native("lab-bot")?;
-    let (grant, proposal) =
-        flows::active_grant(ctx, &alice, &bot, "alice/lab", "Report flaky tests").await?;
-    let submission = Submission::new(TITLE, BODY);
-    let receipt = submit_one(ctx, &bot, &grant, &proposal, &submission).await?;
-    let index = receipt["index"].as_i64().unwrap_or_default();
-    let issue_id = receipt["id"].as_i64().unwrap_or_default();
+/// Once the Issue of a submission is moved to another repository, readback
+/// through the adapter and the native API says `issue_binding_changed` with
+/// the historical receipt unchanged, an identical replay returns it with 200
+/// and creates nothing, and a changed replay with the spent key is 409.
+#[scenario(Tombstones, parity)]
+async fn moved_issue_changes_its_binding(ctx: &mut Ctx) -> Outcome {
+    let t = submitted(ctx).await?;
 
     ctx.step("the site admin moves the Issue to alice/archive");
     ctx.setup().create_repo("alice", "archive", true).await?;
-    let moved = ctx.setup().move_issue(issue_id, "alice/archive").await?;
+    let moved = ctx.setup().move_issue(t.receipt.issue.id, ARCHIVE).await?;
     ctx.expect_status("the setup surface moves the Issue", moved.status, 200)?;
-    let old_place = ctx.setup().issue("alice/lab", index).await?;
+    let old_place = ctx.setup().issue(LAB, t.receipt.issue.index).await?;
     ctx.expect_status("the Issue is no longer in alice/lab", old_place.status, 404)?;
     ctx.expect_eq(
-        "alice/lab holds no Issue",
-        flows::issue_count(ctx, "alice/lab").await?,
-        0,
-    )?;
-    ctx.expect_eq(
-        "alice/archive holds the moved Issue",
-        flows::issue_count(ctx, "alice/archive").await?,
-        1,
+        "Issues in (alice/lab, alice/archive)",
+        issue_counts(ctx).await?,
+        (0, 1),
     )?;
 
-    read_back_tombstone(
-        ctx,
-        &bot,
-        &native,
-        &grant,
-        &submission,
-        &receipt,
-        "issue_binding_changed",
-    )
-    .await?;
-    replay_returns_tombstone(
-        ctx,
-        &bot,
-        &native,
-        &grant,
-        &proposal,
-        &submission,
-        &receipt,
-        "issue_binding_changed",
-    )
-    .await?;
-    let counts = (
-        flows::issue_count(ctx, "alice/lab").await?,
-        flows::issue_count(ctx, "alice/archive").await?,
-    );
+    read_back_tombstone(ctx, &t, "issue_binding_changed").await?;
+    replay_returns_tombstone(ctx, &t, "issue_binding_changed").await?;
     ctx.expect_eq(
         "the replays created no Issue (alice/lab, alice/archive)",
-        counts,
+        issue_counts(ctx).await?,
         (0, 1),
     )?;
 
     ctx.step("a changed replay with the spent key is refused");
-    let changed = Submission {
+    let watch = flows::Watch::new(LAB_BOT, LAB)
+        .grant(&t.grant)
+        .key(&t.grant, &t.submission.request_key);
+    let before = watch.take(ctx).await?;
+    let changed = NewIssue {
         body: format!("{BODY}\nMoved?"),
-        ..submission.clone()
+        ..t.submission.clone()
     };
-    let answer = native.submit(&grant, &proposal, &changed).await?;
+    let answer = t.native.submit(&t.grant, &t.proposal, &changed).await?;
     flows::expect_native_error(ctx, "changed replay, natively", &answer, 409)?;
-    let counts = (
-        flows::issue_count(ctx, "alice/lab").await?,
-        flows::issue_count(ctx, "alice/archive").await?,
-    );
-    ctx.expect_eq("nothing written (alice/lab, alice/archive)", counts, (0, 1))?;
-    Ok(())
+    watch
+        .expect_unchanged(ctx, "after the changed replay", &before)
+        .await?;
+    ctx.expect_eq(
+        "nothing written (alice/lab, alice/archive)",
+        issue_counts(ctx).await?,
+        (0, 1),
+    )
 }
 
-/// lab-bot submits one Issue through the adapter; returns the receipt's
-/// `issue` object as the 201 answer gave it.
-async fn submit_one(
-    ctx: &Ctx,
-    bot: &Bot,
-    grant: &GrantRef,
-    proposal: &Proposal,
-    submission: &Submission,
-) -> Step<Value> {
+/// Issues in alice/lab and in alice/archive, through the setup surface.
+async fn issue_counts(ctx: &Ctx) -> Step<(usize, usize)> {
+    Ok((
+        flows::issue_count(ctx, LAB).await?,
+        flows::issue_count(ctx, ARCHIVE).await?,
+    ))
+}
+
+/// alice gives lab-bot an active grant and lab-bot submits one Issue
+/// through the adapter.
+async fn submitted(ctx: &mut Ctx) -> Step<Tomb> {
+    let alice = ctx.human("alice")?;
+    ctx.step("alice logs in");
+    alice.login().await?;
+    let bot = ctx.bot(LAB_BOT).await?;
+    let native = ctx.native(LAB_BOT)?;
+    let (grant, proposal) = flows::active_grant(ctx, &alice, &bot, LAB, TASK).await?;
+
     ctx.step("lab-bot submits an Issue through the grant");
-    let created = bot.submit(grant, proposal, submission).await?;
-    let created = ctx.expect_tool_ok("submit succeeds", &created)?;
-    ctx.expect_eq(
-        "native status",
-        created["native_status"].as_i64(),
-        Some(201),
-    )?;
-    ctx.expect_eq(
-        "status",
-        created["submission"]["status"].as_str(),
-        Some("submitted"),
-    )?;
-    let issue = created["submission"]["issue"].clone();
-    ctx.expect(
-        "the receipt names the Issue's id, index, repository and URL",
-        issue["id"].is_i64()
-            && issue["index"].is_i64()
-            && issue["repository_id"].is_i64()
-            && issue["html_url"].is_string(),
-        &issue.to_string(),
-    )?;
+    let submission = NewIssue::new(TITLE, BODY);
+    let created = bot.submit(&grant, &proposal, &submission).await?;
+    ctx.expect_tool_ok("submit succeeds", &created)?;
+    ctx.expect_eq("native status", created.native_status(), Some(201))?;
+    // The view requires the Issue's id, index, repository and URL.
+    let receipt = created.submitted()?.receipt;
+    ctx.expect_eq("status", receipt.status.as_str(), "submitted")?;
     ctx.expect_eq(
         "alice/lab holds one Issue",
-        flows::issue_count(ctx, "alice/lab").await?,
+        flows::issue_count(ctx, LAB).await?,
         1,
     )?;
-    ctx.observe("the receipt", &created["submission"]);
-    Ok(issue)
+    ctx.observe("the receipt", &receipt.raw);
+    Ok(Tomb {
+        alice,
+        bot,
+        native,
+        grant,
+        proposal,
+        submission,
+        receipt,
+    })
 }
 
-/// Reads the submission back through the adapter and natively: 200, the
-/// tombstone `status`, the historical Issue, still awaiting review.
-async fn read_back_tombstone(
-    ctx: &Ctx,
-    bot: &Bot,
-    native: &NativeClient,
-    grant: &GrantRef,
-    submission: &Submission,
-    receipt: &Value,
-    status: &str,
-) -> Step<()> {
+/// Reads the submission back through the adapter, natively and on alice's
+/// grant page: 200, the tombstone `status`, the historical Issue, still
+/// awaiting review.
+async fn read_back_tombstone(ctx: &Ctx, t: &Tomb, status: &str) -> Step<()> {
     ctx.step(&format!(
         "lab-bot reads the submission back: `{status}`, the historical receipt unchanged"
     ));
-    let reply = bot.submission(grant, &submission.request_key).await?;
-    let reply = ctx.expect_tool_ok("readback through the adapter succeeds", &reply)?;
-    ctx.expect_eq("native status", reply["native_status"].as_i64(), Some(200))?;
-    expect_tombstone(
-        ctx,
-        "adapter",
-        &reply["submission"],
-        grant,
-        submission,
-        receipt,
-        status,
-    )?;
-    ctx.observe("the tombstone through the adapter", &reply["submission"]);
+    let key = &t.submission.request_key;
+    let reply = t.bot.submission(&t.grant, key).await?;
+    ctx.expect_tool_ok("readback through the adapter succeeds", &reply)?;
+    ctx.expect_eq("native status", reply.native_status(), Some(200))?;
+    let through_adapter = reply.submitted()?.receipt;
+    expect_tombstone(ctx, "adapter", &through_adapter, t, status)?;
+    ctx.observe("the tombstone through the adapter", &through_adapter.raw);
 
-    let answer = native.submission(grant, &submission.request_key).await?;
+    let answer = t.native.submission(&t.grant, key).await?;
     ctx.expect_status("native readback", answer.status, 200)?;
-    let body = answer.json()?;
-    expect_tombstone(
-        ctx,
-        "native",
-        &body["submission"],
-        grant,
-        submission,
-        receipt,
-        status,
-    )?;
+    let native = answer.submitted()?;
+    expect_tombstone(ctx, "native", &native.receipt, t, status)?;
     ctx.expect_eq(
         "the grant stays active",
-        body["grant"]["state"].as_str(),
-        Some("active"),
+        native.grant.state.as_str(),
+        state::ACTIVE,
     )?;
-    Ok(())
+
+    ctx.step(&format!(
+        "alice's grant page lists the receipt as `{status}`"
+    ));
+    let page = t.alice.grant_page(&t.grant).await?;
+    ctx.expect_status("grant page status", page.status, 200)?;
+    ctx.expect(
+        &format!("the grant page shows the request key and `{status}`"),
+        page.shows(key) && page.shows(status),
+        &page.text(),
+    )
 }
 
 /// Replays the identical submission through the adapter and natively: 200
 /// with the tombstone.
-#[allow(clippy::too_many_arguments)]
-async fn replay_returns_tombstone(
-    ctx: &Ctx,
-    bot: &Bot,
-    native: &NativeClient,
-    grant: &GrantRef,
-    proposal: &Proposal,
-    submission: &Submission,
-    receipt: &Value,
-    status: &str,
-) -> Step<()> {
+async fn replay_returns_tombstone(ctx: &Ctx, t: &Tomb, status: &str) -> Step<()> {
     ctx.step("an identical replay returns the tombstone with 200 and creates nothing");
-    let reply = bot.submit(grant, proposal, submission).await?;
-    let reply = ctx.expect_tool_ok("the replay through the adapter succeeds", &reply)?;
+    let reply = t.bot.submit(&t.grant, &t.proposal, &t.submission).await?;
+    ctx.expect_tool_ok("the replay through the adapter succeeds", &reply)?;
     ctx.expect_eq(
         "native status of the replay",
-        reply["native_status"].as_i64(),
+        reply.native_status(),
         Some(200),
     )?;
     expect_tombstone(
         ctx,
         "adapter replay",
-        &reply["submission"],
-        grant,
-        submission,
-        receipt,
+        &reply.submitted()?.receipt,
+        t,
         status,
     )?;
-    let answer = native.submit(grant, proposal, submission).await?;
+    let answer = t
+        .native
+        .submit(&t.grant, &t.proposal, &t.submission)
+        .await?;
     ctx.expect_status("native replay", answer.status, 200)?;
     expect_tombstone(
         ctx,
         "native replay",
-        &answer.json()?["submission"],
-        grant,
-        submission,
-        receipt,
+        &answer.submitted()?.receipt,
+        t,
         status,
     )?;
     ctx.observe(
         "the replay's status",
-        &(reply["native_status"].clone(), answer.status),
+        &(reply.native_status(), answer.status),
     );
     Ok(())
 }
 
-fn expect_tombstone(
-    ctx: &Ctx,
-    via: &str,
-    s: &Value,
-    grant: &GrantRef,
-    submission: &Submission,
-    receipt: &Value,
-    status: &str,
-) -> Step<()> {
-    ctx.expect_eq(
-        &format!("{via}: status"),
-        s["status"].as_str(),
-        Some(status),
-    )?;
+/// A tombstone: the given `status`, the historical Issue of the 201 answer,
+/// still awaiting review, the same grant and key.
+fn expect_tombstone(ctx: &Ctx, via: &str, r: &Receipt, t: &Tomb, status: &str) -> Step<()> {
+    ctx.expect_eq(&format!("{via}: status"), r.status.as_str(), status)?;
     ctx.expect_eq(
         &format!("{via}: the historical Issue"),
-        &s["issue"],
-        receipt,
+        &r.issue,
+        &t.receipt.issue,
     )?;
     ctx.expect_eq(
         &format!("{via}: review state"),
-        s["review_state"].as_str(),
-        Some("awaiting_review"),
+        r.review_state.as_str(),
+        "awaiting_review",
     )?;
     ctx.expect_eq(
         &format!("{via}: grant and key"),
-        (s["grant_id"].as_i64(), s["request_key"].as_str()),
-        (Some(grant.id), Some(submission.request_key.as_str())),
+        (r.grant_id, r.request_key.as_str()),
+        (t.grant.id, t.submission.request_key.as_str()),
     )
 }
