@@ -10,7 +10,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use grantgate::postgres::PgCluster;
+use grantgate_engine::postgres::PgCluster;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 use support::TestResult;

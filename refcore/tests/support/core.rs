@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use grantgate::postgres::PgCluster;
+use grantgate_engine::postgres::PgCluster;
 
 /// The site admin every test stack is started with.
 pub const ADMIN: &str = "root";

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use grantgate::postgres::PgCluster;
+use grantgate_engine::postgres::PgCluster;
 use serde_json::{Value, json};
 
 use super::browser::{Browser, input_value};
