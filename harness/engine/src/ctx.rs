@@ -90,6 +90,13 @@ impl Ctx {
         &self.setup
     }
 
+    /// Registers a value the scenario made up as a secret (e.g. a fake
+    /// credential planted in a faulted answer), so no report shows it even
+    /// if a Core or adapter leaks it.
+    pub fn register_secret(&self, value: &str) {
+        self.journal.secrets().register(value);
+    }
+
     /// The human with this login, with a browser of their own (the same
     /// browser every time within a scenario).
     pub fn human(&mut self, login: &str) -> Step<Human> {
