@@ -4,214 +4,110 @@
 //! one after the other. Every list is read twice: through the bot's adapter
 //! (`{grants, page, has_more, next_page}`) and natively with the bot's own
 //! token, where `X-Total-Count` and the RFC 8288 `Link` must agree with what
-//! the pages actually hold. Another bot's grant is always present, so "for
-//! one bot" is checked too.
+//! the pages actually hold. `Link` is read as the RFC allows it to be written
+//! (any order, `rel` quoted or not) and its targets are compared by their
+//! path and query values, never as strings. Another bot's grant is always
+//! present, so "for one bot" is checked too.
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
+use grantgate_engine::prelude::*;
 
-use crate::actors::http::Answer;
-use crate::actors::{Bot, GrantRef, Human, ToolReply};
-use crate::ctx::Ctx;
-use crate::runner::catalogue::Scenario;
-use crate::runner::outcome::{Abort, Outcome, Step};
+use crate::flows::{self, LAB, LAB_BOT};
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        Scenario {
-            id: "list_31_pending_30_plus_1",
-            family: "2 pagination",
-            claim: "31 pending grants for one bot read as 30 + 1 through the adapter (has_more \
-                    false at the end) and natively, where X-Total-Count and Link agree with the \
-                    pages, ids ascend, and every grant appears exactly once.",
-            fixture: "lab",
-            core_env: &[],
-            parity: true,
-            run: |ctx| Box::pin(list_31_pending_30_plus_1(ctx)),
-        },
-        Scenario {
-            id: "list_clamped_width_continues",
-            family: "2 pagination",
-            claim: "Asked for 100 grants of 51, the Core clamps the page to 50 and its Link still \
-                    leads to the one left, with totals that agree; the adapter reads the same 51 \
-                    as 30 + 21.",
-            fixture: "lab",
-            core_env: &[],
-            parity: true,
-            run: |ctx| Box::pin(list_clamped_width_continues(ctx)),
-        },
-        Scenario {
-            id: "list_state_filters",
-            family: "2 pagination",
-            claim: "Every state filter lists exactly the bot's grants in that state (absent: every \
-                    non-revoked state; all: every state), revoked grants only under revoked and \
-                    all, and an unknown state is 400 natively and invalid_input at the adapter.",
-            fixture: "lab",
-            core_env: &[],
-            parity: true,
-            run: |ctx| Box::pin(list_state_filters(ctx)),
-        },
+        list_31_pending_30_plus_1(),
+        list_clamped_width_continues(),
+        list_state_filters(),
     ]
 }
 
-const REPO: &str = "alice/lab";
-const AGENT: &str = "lab-bot";
+/// The path every `Link` target of the grant list names.
+const LIST_PATH: &str = "/api/v1/agent-work-grants";
 
-/// alice (signed in) prepares `n` grants for `agent` through the form and
-/// returns their ids in preparation order.
-async fn prepare_many(alice: &Human, agent: &str, n: usize) -> Step<Vec<i64>> {
-    let mut ids = Vec::with_capacity(n);
-    for i in 1..=n {
-        let (grant, _) = alice
-            .prepare_grant(REPO, agent, &format!("task {i} of {n}"), "summary")
-            .await?;
-        ids.push(grant.id);
-    }
-    Ok(ids)
-}
-
-/// alice logs in and prepares `n` grants for lab-bot and one for other-bot.
+/// alice logs in and prepares `n` grants for lab-bot and one for other-bot,
+/// through the form; returns lab-bot's grant ids in preparation order.
 async fn prepared(ctx: &mut Ctx, n: usize) -> Step<Vec<i64>> {
     let alice = ctx.human("alice")?;
     ctx.step(&format!(
         "alice logs in and prepares {n} grants for lab-bot and one for other-bot through the form"
     ));
     alice.login().await?;
-    let ids = prepare_many(&alice, AGENT, n).await?;
-    prepare_many(&alice, "other-bot", 1).await?;
+    let mut ids = Vec::with_capacity(n);
+    for i in 1..=n {
+        let (grant, _) = alice
+            .prepare_grant(LAB, LAB_BOT, &format!("task {i} of {n}"), "summary")
+            .await?;
+        ids.push(grant.id);
+    }
+    alice
+        .prepare_grant(LAB, "other-bot", "other task", "summary")
+        .await?;
     Ok(ids)
 }
 
-/// One page as the adapter returned it.
-struct ToolPage {
-    ids: Vec<i64>,
-    page: Option<i64>,
-    has_more: Option<bool>,
-    next_page: Value,
-}
-
-/// Reads one page through the adapter; anything but a success is a failure.
-async fn tool_page(ctx: &Ctx, bot: &Bot, page: i64, state: Option<&str>) -> Step<ToolPage> {
+/// Reads one page through the adapter; anything but a success is a failure,
+/// and no page may claim to be a snapshot.
+async fn tool_page(ctx: &Ctx, bot: &Bot, page: i64, state: Option<&str>) -> Step<GrantListPage> {
     let reply = bot.list_grants(Some(page), state).await?;
-    let s = ctx.expect_tool_ok(&format!("list_agent_work_grants page {page}"), &reply)?;
+    ctx.expect_tool_ok(&format!("list_agent_work_grants page {page}"), &reply)?;
+    let list = reply.list()?;
+    ctx.expect_eq("the adapter never claims a snapshot", list.snapshot, false)?;
+    Ok(list)
+}
+
+/// Checks an adapter page: how many grants, its page number, `has_more` and
+/// `next_page`.
+fn expect_tool_page(
+    ctx: &Ctx,
+    what: &str,
+    list: &GrantListPage,
+    expected: (usize, i64, bool, Option<i64>),
+) -> Step<()> {
     ctx.expect_eq(
-        "the adapter never claims a snapshot",
-        &s["snapshot"],
-        &Value::Bool(false),
-    )?;
-    Ok(ToolPage {
-        ids: tool_ids(&reply),
-        page: s["page"].as_i64(),
-        has_more: s["has_more"].as_bool(),
-        next_page: s["next_page"].clone(),
-    })
+        &format!("{what}: grants, page, has_more, next_page"),
+        (list.grants.len(), list.page, list.has_more, list.next_page),
+        expected,
+    )
 }
 
-/// The grant ids of a successful list result.
-fn tool_ids(reply: &ToolReply) -> Vec<i64> {
-    reply
-        .structured
-        .as_ref()
-        .and_then(|s| s["grants"].as_array())
-        .map(|a| a.iter().filter_map(|g| g["id"].as_i64()).collect())
-        .unwrap_or_default()
+/// A native page read with the bot's token: its status must be 200, its body
+/// an array of grants.
+fn native_ids(ctx: &Ctx, what: &str, answer: &Answer) -> Step<Vec<i64>> {
+    ctx.expect_status(what, answer.status, 200)?;
+    Ok(answer.grants()?.iter().map(|g| g.id).collect())
 }
 
-/// The grant ids of a native list answer.
-fn native_ids(answer: &Answer) -> Step<Vec<i64>> {
-    let body = answer.json()?;
-    let items = body
-        .as_array()
-        .ok_or_else(|| Abort::failed(format!("{} is not a JSON array", answer.url)))?;
-    Ok(items.iter().filter_map(|g| g["id"].as_i64()).collect())
-}
-
-/// The native answer's `X-Total-Count`.
-fn total_count(ctx: &Ctx, answer: &Answer) -> Step<i64> {
-    let total = answer
-        .header("x-total-count")
-        .and_then(|v| v.trim().parse::<i64>().ok());
-    ctx.expect(
-        "the answer carries a numeric X-Total-Count",
-        total.is_some(),
-        &format!("{:?}", answer.header("x-total-count")),
-    )?;
-    Ok(total.unwrap_or_default())
-}
-
-/// A `Link` target: the absolute URL and the query values that matter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct LinkTarget {
-    url: String,
-    path: String,
-    page: Option<i64>,
-    limit: Option<i64>,
-    state: Option<String>,
-}
-
-/// Parses an RFC 8288 `Link` header into `rel → target`. Every target must
-/// be an absolute URL (spec §3).
-fn links(ctx: &Ctx, answer: &Answer) -> Step<BTreeMap<String, LinkTarget>> {
-    let header = answer.header("link").unwrap_or_default();
-    ctx.expect(
-        "the answer carries a Link header",
-        !header.trim().is_empty(),
-        &format!("{:?}", answer.header("link")),
-    )?;
-    let mut out = BTreeMap::new();
-    for part in header.split(',') {
-        let part = part.trim();
-        let (Some(open), Some(close)) = (part.find('<'), part.find('>')) else {
-            return Err(Abort::failed(format!("Link entry without <url>: {part}")));
-        };
-        let target = &part[open + 1..close];
-        let url = url::Url::parse(target)
-            .map_err(|e| Abort::failed(format!("Link target `{target}` is not absolute: {e}")))?;
-        let query: BTreeMap<String, String> = url.query_pairs().into_owned().collect();
-        let number = |k: &str| query.get(k).and_then(|v| v.parse().ok());
-        let target = LinkTarget {
-            url: target.to_owned(),
-            path: url.path().to_owned(),
-            page: number("page"),
-            limit: number("limit"),
-            state: query.get("state").cloned(),
-        };
-        for param in part[close + 1..].split(';') {
-            let param = param.trim();
-            if let Some(rels) = param.strip_prefix("rel=") {
-                for rel in rels.trim_matches('"').split_whitespace() {
-                    out.insert(rel.to_owned(), target.clone());
-                }
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Checks the `Link` of one page: which rels are present, and the page each
-/// points at. `expected` maps rel → page (absent rels must be absent).
+/// Checks the `Link` of one page: which relations are present, the page
+/// each points at, and that every target is the grant list at the page
+/// width. `expected` maps rel → page; absent rels must be absent.
 fn expect_links(
     ctx: &Ctx,
     what: &str,
     answer: &Answer,
     expected: &[(&str, i64)],
     width: i64,
-) -> Step<BTreeMap<String, LinkTarget>> {
-    let found = links(ctx, answer)?;
-    let pages: BTreeMap<&str, Option<i64>> =
-        found.iter().map(|(r, t)| (r.as_str(), t.page)).collect();
+) -> Step<Links> {
+    let links = answer.links()?;
+    let number = |rel: &str, name: &str| -> Option<i64> { links.query(rel, name)?.parse().ok() };
+    let pages: BTreeMap<&str, Option<i64>> = links
+        .rels()
+        .into_iter()
+        .map(|rel| (rel, number(rel, "page")))
+        .collect();
     let want: BTreeMap<&str, Option<i64>> = expected.iter().map(|(r, p)| (*r, Some(*p))).collect();
     ctx.expect_eq(&format!("{what}: Link rels and their pages"), pages, want)?;
-    for (rel, target) in &found {
+    for rel in links.rels() {
+        let path = links.get(rel).map(|u| u.path().to_owned());
         ctx.expect_eq(
             &format!("{what}: Link {rel} names the grant list with the page width"),
-            (target.path.as_str(), target.limit),
-            ("/api/v1/agent-work-grants", Some(width)),
+            (path.as_deref(), number(rel, "limit")),
+            (Some(LIST_PATH), Some(width)),
         )?;
     }
-    Ok(found)
+    Ok(links)
 }
 
 /// Checks that `read` holds each of `expected` exactly once, in ascending
@@ -226,162 +122,125 @@ fn expect_exactly(ctx: &Ctx, what: &str, read: &[i64], expected: &[i64]) -> Step
     )
 }
 
-/// 31 pending grants: 30 + 1 through the adapter and natively.
-pub async fn list_31_pending_30_plus_1(ctx: &mut Ctx) -> Outcome {
+/// 31 pending grants for one bot read as 30 + 1 through the adapter
+/// (has_more false at the end) and natively, where X-Total-Count and Link
+/// agree with the pages, ids ascend, and every grant appears exactly once.
+#[scenario(Pagination, parity)]
+async fn list_31_pending_30_plus_1(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 31).await?;
-    let bot = ctx.bot(AGENT).await?;
+    let bot = ctx.bot(LAB_BOT).await?;
 
     ctx.step("lab-bot lists its grants through the adapter, page 1 then page 2");
     let first = tool_page(ctx, &bot, 1, None).await?;
-    ctx.expect_eq(
-        "page 1: 30 grants, more to come, next page 2",
-        (
-            first.ids.len(),
-            first.page,
-            first.has_more,
-            &first.next_page,
-        ),
-        (30, Some(1), Some(true), &Value::from(2)),
-    )?;
+    expect_tool_page(ctx, "page 1", &first, (30, 1, true, Some(2)))?;
     let second = tool_page(ctx, &bot, 2, None).await?;
-    ctx.expect_eq(
-        "page 2: 1 grant, nothing more",
-        (
-            second.ids.len(),
-            second.page,
-            second.has_more,
-            &second.next_page,
-        ),
-        (1, Some(2), Some(false), &Value::Null),
-    )?;
-    let read: Vec<i64> = first.ids.iter().chain(&second.ids).copied().collect();
+    expect_tool_page(ctx, "page 2", &second, (1, 2, false, None))?;
+    let read = [first.ids(), second.ids()].concat();
     expect_exactly(ctx, "through the adapter", &read, &ids)?;
-    ctx.observe("adapter pages", &(first.ids.len(), second.ids.len()));
+    ctx.observe("adapter pages", &(first.grants.len(), second.grants.len()));
 
     ctx.step("lab-bot lists its grants natively, 30 per page");
-    let native = ctx.native(AGENT)?;
+    let native = ctx.native(LAB_BOT)?;
     let p1 = native.list_grants("page=1&limit=30").await?;
-    ctx.expect_status("page 1", p1.status, 200)?;
-    let ids1 = native_ids(&p1)?;
+    let ids1 = native_ids(ctx, "page 1", &p1)?;
     ctx.expect_eq("page 1 holds 30", ids1.len(), 30)?;
-    ctx.expect_eq("page 1: X-Total-Count", total_count(ctx, &p1)?, 31)?;
-    expect_links(
-        ctx,
-        "page 1",
-        &p1,
-        &[("first", 1), ("next", 2), ("last", 2)],
-        30,
-    )?;
+    ctx.expect_eq("page 1: X-Total-Count", p1.total_count()?, 31)?;
+    let first_rels = [("first", 1), ("next", 2), ("last", 2)];
+    expect_links(ctx, "page 1", &p1, &first_rels, 30)?;
     let p2 = native.list_grants("page=2&limit=30").await?;
-    ctx.expect_status("page 2", p2.status, 200)?;
-    let ids2 = native_ids(&p2)?;
+    let ids2 = native_ids(ctx, "page 2", &p2)?;
     ctx.expect_eq("page 2 holds 1", ids2.len(), 1)?;
-    ctx.expect_eq("page 2: X-Total-Count", total_count(ctx, &p2)?, 31)?;
-    expect_links(
-        ctx,
-        "page 2",
-        &p2,
-        &[("first", 1), ("prev", 1), ("last", 2)],
-        30,
-    )?;
-    let read: Vec<i64> = ids1.iter().chain(&ids2).copied().collect();
+    ctx.expect_eq("page 2: X-Total-Count", p2.total_count()?, 31)?;
+    let second_rels = [("first", 1), ("prev", 1), ("last", 2)];
+    expect_links(ctx, "page 2", &p2, &second_rels, 30)?;
+    let read = [ids1.as_slice(), ids2.as_slice()].concat();
     expect_exactly(ctx, "natively", &read, &ids)?;
     ctx.observe("native pages", &(ids1.len(), ids2.len()));
     Ok(())
 }
 
-/// A clamped width: 100 asked, 50 given, and the Link still continues.
-pub async fn list_clamped_width_continues(ctx: &mut Ctx) -> Outcome {
+/// Asked for 100 grants of 51, the Core clamps the page to 50 and its Link
+/// still leads to the one left, with totals that agree; the adapter reads
+/// the same 51 as 30 + 21.
+#[scenario(Pagination, parity)]
+async fn list_clamped_width_continues(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 51).await?;
 
     ctx.step("lab-bot asks natively for 100 grants per page");
-    let native = ctx.native(AGENT)?;
+    let native = ctx.native(LAB_BOT)?;
     let p1 = native.list_grants("page=1&limit=100").await?;
-    ctx.expect_status("page 1", p1.status, 200)?;
-    let ids1 = native_ids(&p1)?;
+    let ids1 = native_ids(ctx, "page 1", &p1)?;
     ctx.expect_eq("the Core clamps the page to 50", ids1.len(), 50)?;
-    ctx.expect_eq("X-Total-Count", total_count(ctx, &p1)?, 51)?;
-    let found = expect_links(
-        ctx,
-        "page 1 (clamped)",
-        &p1,
-        &[("first", 1), ("next", 2), ("last", 2)],
-        50,
-    )?;
+    ctx.expect_eq("X-Total-Count", p1.total_count()?, 51)?;
+    let rels = [("first", 1), ("next", 2), ("last", 2)];
+    let links = expect_links(ctx, "page 1 (clamped)", &p1, &rels, 50)?;
 
     ctx.step("lab-bot follows the Link rel=next natively");
-    let next = found
+    let next = links
         .get("next")
         .ok_or_else(|| Abort::failed("no Link rel=next"))?;
-    let origin = ctx.core_url().trim_end_matches('/').to_owned();
-    let path = next
-        .url
-        .strip_prefix(&origin)
-        .ok_or_else(|| {
-            Abort::failed(format!(
-                "Link rel=next `{}` is not on the Core's origin {origin}",
-                next.url
-            ))
-        })?
-        .to_owned();
-    let p2 = native.call("GET", &path, None).await?;
-    ctx.expect_status("the next page", p2.status, 200)?;
-    let ids2 = native_ids(&p2)?;
-    ctx.expect_eq("X-Total-Count of the next page", total_count(ctx, &p2)?, 51)?;
-    expect_links(
-        ctx,
-        "the next page",
-        &p2,
-        &[("first", 1), ("prev", 1), ("last", 2)],
-        50,
+    // The target must be on the Core's own origin; it is then requested
+    // by its path and query.
+    let core = ctx.human("alice")?.url("/")?;
+    ctx.expect_eq(
+        "Link rel=next is on the Core's origin",
+        next.origin(),
+        core.origin(),
     )?;
-    let read: Vec<i64> = ids1.iter().chain(&ids2).copied().collect();
+    let path = match next.query() {
+        Some(query) => format!("{}?{query}", next.path()),
+        None => next.path().to_owned(),
+    };
+    let p2 = native.call("GET", &path, None).await?;
+    let ids2 = native_ids(ctx, "the next page", &p2)?;
+    ctx.expect_eq("X-Total-Count of the next page", p2.total_count()?, 51)?;
+    let rels = [("first", 1), ("prev", 1), ("last", 2)];
+    expect_links(ctx, "the next page", &p2, &rels, 50)?;
+    let read = [ids1.as_slice(), ids2.as_slice()].concat();
     expect_exactly(ctx, "natively at the clamped width", &read, &ids)?;
     ctx.observe("clamped pages", &(ids1.len(), ids2.len()));
 
     ctx.step("lab-bot lists the same grants through the adapter");
-    let bot = ctx.bot(AGENT).await?;
+    let bot = ctx.bot(LAB_BOT).await?;
     let first = tool_page(ctx, &bot, 1, None).await?;
-    ctx.expect_eq(
-        "page 1: 30 grants, next page 2",
-        (first.ids.len(), first.has_more, &first.next_page),
-        (30, Some(true), &Value::from(2)),
-    )?;
+    expect_tool_page(ctx, "page 1", &first, (30, 1, true, Some(2)))?;
     let second = tool_page(ctx, &bot, 2, None).await?;
-    ctx.expect_eq(
-        "page 2: 21 grants, nothing more",
-        (second.ids.len(), second.has_more, &second.next_page),
-        (21, Some(false), &Value::Null),
-    )?;
-    let read: Vec<i64> = first.ids.iter().chain(&second.ids).copied().collect();
+    expect_tool_page(ctx, "page 2", &second, (21, 2, false, None))?;
+    let read = [first.ids(), second.ids()].concat();
     expect_exactly(ctx, "through the adapter", &read, &ids)?;
-    ctx.observe("adapter pages", &(first.ids.len(), second.ids.len()));
+    ctx.observe("adapter pages", &(first.grants.len(), second.grants.len()));
     Ok(())
 }
 
-/// Every `state` filter, natively and through the adapter.
-pub async fn list_state_filters(ctx: &mut Ctx) -> Outcome {
+/// Every state filter lists exactly the bot's grants in that state (absent:
+/// every non-revoked state; all: every state), revoked grants only under
+/// revoked and all, and an unknown state is 400 natively and invalid_input at
+/// the adapter.
+#[scenario(Pagination, parity)]
+async fn list_state_filters(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares six grants for lab-bot and one for other-bot");
     alice.login().await?;
     let mut grants = Vec::new();
     for i in 1..=6 {
         let (g, _) = alice
-            .prepare_grant(REPO, AGENT, &format!("task {i}"), "summary")
+            .prepare_grant(LAB, LAB_BOT, &format!("task {i}"), "summary")
             .await?;
         grants.push(g);
     }
     let (foreign, _) = alice
-        .prepare_grant(REPO, "other-bot", "other task", "summary")
+        .prepare_grant(LAB, "other-bot", "other task", "summary")
         .await?;
     let [agent_a, agent_b, human, active, revoked_early, revoked_late] = grants
         .try_into()
         .map_err(|_| Abort::errored("six grants"))?;
 
     ctx.step("the grants are brought into every state");
-    let bot = ctx.bot(AGENT).await?;
+    let bot = ctx.bot(LAB_BOT).await?;
     for g in [&human, &active, &revoked_late] {
-        confirm(ctx, &bot, g).await?;
+        let proposal = bot.read_proposal(g).await?;
+        let reply = bot.confirm(g, &proposal).await?;
+        ctx.expect_tool_ok("lab-bot confirms", &reply)?;
     }
     for g in [&active, &revoked_late] {
         let page = alice.approve(g).await?;
@@ -393,46 +252,44 @@ pub async fn list_state_filters(ctx: &mut Ctx) -> Outcome {
     }
 
     let ids = |gs: &[&GrantRef]| gs.iter().map(|g| g.id).collect::<Vec<i64>>();
-    let cases: [(Option<&str>, Vec<i64>); 6] = [
-        (None, ids(&[&agent_a, &agent_b, &human, &active])),
-        (Some("awaiting_agent"), ids(&[&agent_a, &agent_b])),
-        (Some("awaiting_human"), ids(&[&human])),
-        (Some("active"), ids(&[&active])),
-        (Some("revoked"), ids(&[&revoked_early, &revoked_late])),
-        (
-            Some("all"),
-            ids(&[
-                &agent_a,
-                &agent_b,
-                &human,
-                &active,
-                &revoked_early,
-                &revoked_late,
-            ]),
-        ),
+    let every = [
+        &agent_a,
+        &agent_b,
+        &human,
+        &active,
+        &revoked_early,
+        &revoked_late,
     ];
-    let native = ctx.native(AGENT)?;
-    for (state, expected) in &cases {
-        let name = state.unwrap_or("absent");
+    let cases: [(Option<&str>, Vec<i64>); 6] = [
+        (None, ids(&every[..4])),
+        (Some(state::AWAITING_AGENT), ids(&[&agent_a, &agent_b])),
+        (Some(state::AWAITING_HUMAN), ids(&[&human])),
+        (Some(state::ACTIVE), ids(&[&active])),
+        (Some(state::REVOKED), ids(&[&revoked_early, &revoked_late])),
+        (Some("all"), ids(&every)),
+    ];
+    let native = ctx.native(LAB_BOT)?;
+    for (filter, expected) in &cases {
+        let name = filter.unwrap_or("absent");
         ctx.step(&format!("lab-bot lists with state {name}"));
-        let query = state.map(|s| format!("state={s}")).unwrap_or_default();
+        let query = filter.map(|s| format!("state={s}")).unwrap_or_default();
         let answer = native.list_grants(&query).await?;
         ctx.expect_status(&format!("state {name} natively"), answer.status, 200)?;
-        let read = native_ids(&answer)?;
+        let listed = answer.grants()?;
+        let read: Vec<i64> = listed.iter().map(|g| g.id).collect();
         expect_exactly(ctx, &format!("state {name} natively"), &read, expected)?;
         ctx.expect_eq(
             &format!("state {name}: X-Total-Count"),
-            total_count(ctx, &answer)?,
+            answer.total_count()?,
             expected.len() as i64,
         )?;
-        let states = states_of(&answer.json()?);
-        let revoked_shown = states.iter().any(|s| s == "revoked");
+        let states: Vec<String> = listed.iter().map(|g| g.state.clone()).collect();
         ctx.expect_eq(
             &format!("state {name}: revoked grants shown only under revoked or all"),
-            revoked_shown,
-            matches!(state, Some("revoked" | "all")),
+            states.iter().any(|s| s == state::REVOKED),
+            matches!(filter, Some("revoked" | "all")),
         )?;
-        if let Some(s) = state.filter(|s| *s != "all") {
+        if let Some(s) = filter.filter(|s| *s != "all") {
             ctx.expect(
                 &format!("state {name}: every grant listed is {s}"),
                 states.iter().all(|x| x == s),
@@ -444,39 +301,25 @@ pub async fn list_state_filters(ctx: &mut Ctx) -> Outcome {
             !read.contains(&foreign.id),
             &format!("{read:?}"),
         )?;
-        let page = tool_page(ctx, &bot, 1, *state).await?;
-        expect_exactly(
-            ctx,
-            &format!("state {name} through the adapter"),
-            &page.ids,
-            expected,
-        )?;
-        ctx.expect_eq(
-            &format!("state {name} through the adapter: nothing more"),
-            page.has_more,
-            Some(false),
-        )?;
+        let page = tool_page(ctx, &bot, 1, *filter).await?;
+        let what = format!("state {name} through the adapter");
+        expect_exactly(ctx, &what, &page.ids(), expected)?;
+        ctx.expect_eq(&format!("{what}: nothing more"), page.has_more, false)?;
         ctx.observe(&format!("state {name}"), &states);
     }
 
     for bad in ["pending", "REVOKED", ""] {
         ctx.step(&format!("lab-bot lists with the unknown state {bad:?}"));
         let answer = native.list_grants(&format!("state={bad}")).await?;
-        ctx.expect_status(&format!("state {bad:?} natively"), answer.status, 400)?;
+        flows::expect_native_error(ctx, &format!("state {bad:?} natively"), &answer, 400)?;
         let reply = bot
-            .call(
-                "list_agent_work_grants",
-                serde_json::json!({ "state": bad }),
-            )
+            .call("list_agent_work_grants", json!({ "state": bad }))
             .await?;
-        ctx.expect_tool_error(
-            &format!("state {bad:?} through the adapter"),
-            &reply,
-            "invalid_input",
-        )?;
+        let what = format!("state {bad:?} through the adapter");
+        ctx.expect_tool_error(&what, &reply, "invalid_input")?;
         ctx.expect_eq(
             "the refusal names the state input",
-            reply.error.as_ref().and_then(|e| e["field"].as_str()),
+            reply.error_field(),
             Some("state"),
         )?;
         ctx.observe(
@@ -485,23 +328,4 @@ pub async fn list_state_filters(ctx: &mut Ctx) -> Outcome {
         );
     }
     Ok(())
-}
-
-/// lab-bot confirms `grant` through its adapter.
-async fn confirm(ctx: &Ctx, bot: &Bot, grant: &GrantRef) -> Step<()> {
-    let proposal = bot.read_proposal(grant).await?;
-    let reply = bot.confirm(grant, &proposal).await?;
-    ctx.expect_tool_ok("lab-bot confirms", &reply)?;
-    Ok(())
-}
-
-/// The `state` of every grant in a native list body.
-fn states_of(body: &Value) -> Vec<String> {
-    body.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|g| g["state"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }

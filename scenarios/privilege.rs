@@ -6,54 +6,21 @@
 //! (`credential_in`, `token_of_other_bots_in`, …) so that no credential is
 //! ever handed to the scenario, let alone to its report.
 
-use serde_json::json;
+use grantgate_engine::prelude::*;
 
-use super::flows::active_grant;
-use crate::actors::{Bot, Submission};
-use crate::ctx::Ctx;
-use crate::proxy::CapturedRequest;
-use crate::runner::catalogue::Scenario;
-use crate::runner::outcome::{Abort, Outcome, Step};
+use crate::flows::{LAB, LAB_BOT, active_grant};
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        Scenario {
-            id: "adapter_process_holds_only_its_own_token",
-            family: "10 privilege separation",
-            claim: "With two bots' adapters running side by side, each adapter's environment and \
-                    arguments (read from /proc) hold its own token in `AWG_TOKEN` and nothing \
-                    else secret: no setup token, admin password, `CORE_SECRET_KEY`, other bot's \
-                    token or `CORE_*` variable.",
-            fixture: "lab",
-            core_env: &[],
-            parity: true,
-            run: |ctx| Box::pin(adapter_process_holds_only_its_own_token(ctx)),
-        },
-        Scenario {
-            id: "adapter_traffic_carries_only_its_own_token",
-            family: "10 privilege separation",
-            claim: "Every request lab-bot's adapter sends through a whole grant flow carries \
-                    lab-bot's own token, only as `Authorization: token …` to the Core origin, and \
-                    never the setup credential, another bot's token or any other secret.",
-            fixture: "lab",
-            core_env: &[],
-            parity: true,
-            run: |ctx| Box::pin(adapter_traffic_carries_only_its_own_token(ctx)),
-        },
-        Scenario {
-            id: "caller_bearer_wins_over_process_token",
-            family: "10 privilege separation",
-            claim: "Over Streamable HTTP, an adapter whose process holds other-bot's token acts \
-                    for the MCP caller's bearer: lab-bot reads and confirms its grant, and every \
-                    request reaching the Core carries lab-bot's token, never other-bot's.",
-            fixture: "lab",
-            core_env: &[],
-            parity: true,
-            run: |ctx| Box::pin(caller_bearer_wins_over_process_token(ctx)),
-        },
+        adapter_process_holds_only_its_own_token(),
+        adapter_traffic_carries_only_its_own_token(),
+        caller_bearer_wins_over_process_token(),
     ]
 }
+
+/// The other bot of the `lab` fixture.
+const OTHER_BOT: &str = "other-bot";
 
 /// Reads `/proc/<pid>/<what>` of a bot's adapter. Unreadable is the
 /// harness's problem (it started the process), never the adapter's.
@@ -79,11 +46,14 @@ fn variable_names(environ: &[u8]) -> Vec<String> {
     names
 }
 
-/// Two adapters side by side: each process holds its own token and no
-/// other secret.
-pub async fn adapter_process_holds_only_its_own_token(ctx: &mut Ctx) -> Outcome {
+/// With two bots' adapters running side by side, each adapter's environment
+/// and arguments (read from /proc) hold its own token in `AWG_TOKEN` and
+/// nothing else secret: no setup token, admin password, `CORE_SECRET_KEY`,
+/// other bot's token or `CORE_*` variable.
+#[scenario(Privilege, parity)]
+async fn adapter_process_holds_only_its_own_token(ctx: &mut Ctx) -> Outcome {
     ctx.step("lab-bot's and other-bot's adapters start side by side");
-    let bots = [ctx.bot("lab-bot").await?, ctx.bot("other-bot").await?];
+    let bots = [ctx.bot(LAB_BOT).await?, ctx.bot(OTHER_BOT).await?];
     let mut seen = Vec::new();
     for bot in &bots {
         let login = bot.login().to_owned();
@@ -225,21 +195,28 @@ fn whole_request(r: &CapturedRequest) -> Vec<u8> {
     bytes
 }
 
-/// A whole flow through the proxy: every request carries the bot's own
-/// token, only where it belongs.
-pub async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcome {
+/// The proxy's `host:port`, as the adapter's `Host` header names it.
+fn proxy_host(proxy: &FaultProxy) -> String {
+    proxy.url().trim_start_matches("http://").to_owned()
+}
+
+/// Every request lab-bot's adapter sends through a whole grant flow carries
+/// lab-bot's own token, only as `Authorization: token …` to the Core origin,
+/// and never the setup credential, another bot's token or any other secret.
+#[scenario(Privilege, parity)]
+async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in; lab-bot's adapter goes through the proxy, other-bot's runs too");
     alice.login().await?;
-    let bot = ctx.bot_via_proxy("lab-bot").await?;
-    let other = ctx.bot("other-bot").await?;
-    let (grant, proposal) = active_grant(ctx, &alice, &bot, "alice/lab", "Traffic check").await?;
+    let bot = ctx.bot_via_proxy(LAB_BOT).await?;
+    let other = ctx.bot(OTHER_BOT).await?;
+    let (grant, proposal) = active_grant(ctx, &alice, &bot, LAB, "Traffic check").await?;
 
     ctx.step("lab-bot submits, reads back and lists; other-bot lists on its own line");
-    let submission = Submission::new("Traffic check", "Only my own token travels.\n");
-    let submitted = bot.submit(&grant, &proposal, &submission).await?;
+    let issue = NewIssue::new("Traffic check", "Only my own token travels.\n");
+    let submitted = bot.submit(&grant, &proposal, &issue).await?;
     ctx.expect_tool_ok("submit succeeds", &submitted)?;
-    let back = bot.submission(&grant, &submission.request_key).await?;
+    let back = bot.submission(&grant, &issue.request_key).await?;
     ctx.expect_tool_ok("readback succeeds", &back)?;
     let listed = bot.list_grants(None, None).await?;
     ctx.expect_tool_ok("list succeeds", &listed)?;
@@ -249,13 +226,12 @@ pub async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcom
     ctx.step("every request lab-bot's adapter sent carries its own token only where it belongs");
     let proxy = ctx.proxy().await?;
     let requests = proxy.captured();
-    let origin = proxy.url().trim_start_matches("http://").to_owned();
     ctx.expect_eq(
         "the flow's requests all reached the proxy (read, confirm, read, submit, readback, list)",
         requests.len(),
         6,
     )?;
-    expect_clean_traffic(ctx, "lab-bot", &origin, &requests)?;
+    expect_clean_traffic(ctx, LAB_BOT, &proxy_host(&proxy), &requests)?;
     // The request key is random per run: the observation names it.
     ctx.observe(
         "lab-bot's requests",
@@ -263,43 +239,46 @@ pub async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcom
             .iter()
             .map(|r| {
                 format!("{} {}", r.method, r.path_and_query)
-                    .replace(&submission.request_key, "{request_key}")
+                    .replace(&issue.request_key, "{request_key}")
             })
             .collect::<Vec<_>>(),
     );
     Ok(())
 }
 
-/// The MCP request's bearer wins over the process credential: lab-bot,
-/// calling an adapter started with other-bot's token, acts as lab-bot.
-pub async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
+/// Over Streamable HTTP, an adapter whose process holds other-bot's token
+/// acts for the MCP caller's bearer: lab-bot reads and confirms its grant,
+/// and every request reaching the Core carries lab-bot's token, never
+/// other-bot's.
+#[scenario(Privilege, parity)]
+async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice prepares a grant for lab-bot");
     alice.login().await?;
     let (grant, _) = alice
-        .prepare_grant("alice/lab", "lab-bot", "Bearer check", "summary")
+        .prepare_grant(LAB, LAB_BOT, "Bearer check", "summary")
         .await?;
 
     ctx.step(
         "lab-bot calls, with its own bearer, an adapter whose process holds other-bot's token",
     );
-    let bot = ctx
-        .bot_with_process_token_of("lab-bot", "other-bot")
-        .await?;
+    let bot = ctx.bot_with_process_token_of(LAB_BOT, OTHER_BOT).await?;
     let read = bot.get_grant(&grant).await?;
     // What travelled is the claim; the answer follows from it.
     let proxy = ctx.proxy().await?;
-    let origin = proxy.url().trim_start_matches("http://").to_owned();
-    expect_clean_traffic(ctx, "lab-bot", &origin, &proxy.captured())?;
-    let read = ctx.expect_tool_ok("lab-bot reads its grant", &read)?;
-    ctx.expect_eq("native status", read["native_status"].as_i64(), Some(200))?;
-    let proposal = crate::actors::Proposal::of_grant(&read["grant"])?;
+    let origin = proxy_host(&proxy);
+    expect_clean_traffic(ctx, LAB_BOT, &origin, &proxy.captured())?;
+    ctx.expect_tool_ok("lab-bot reads its grant", &read)?;
+    ctx.expect_eq("native status", read.native_status(), Some(200))?;
+    let proposal = read.grant()?.proposal;
     let confirmed = bot.confirm(&grant, &proposal).await?;
-    let confirmed = ctx.expect_tool_ok("lab-bot confirms its grant", &confirmed)?;
+    ctx.expect_tool_ok("lab-bot confirms its grant", &confirmed)?;
+    let native_status = confirmed.native_status();
+    let confirmed = confirmed.grant()?;
     ctx.expect_eq(
         "the grant awaits the human",
-        confirmed["grant"]["state"].as_str(),
-        Some("awaiting_human"),
+        confirmed.state.as_str(),
+        state::AWAITING_HUMAN,
     )?;
 
     ctx.step("every request reaching the Core carried lab-bot's token, never other-bot's");
@@ -309,7 +288,7 @@ pub async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
         requests.len(),
         2,
     )?;
-    expect_clean_traffic(ctx, "lab-bot", &origin, &requests)?;
-    ctx.observe("the confirmed grant", &confirmed);
+    expect_clean_traffic(ctx, LAB_BOT, &origin, &requests)?;
+    ctx.observe("the confirmed grant", &(&confirmed.raw, native_status));
     Ok(())
 }
