@@ -75,6 +75,13 @@ impl Family {
     }
 }
 
+impl Family {
+    /// The spec §7 line: the number of [`label`](Self::label).
+    pub fn line(self) -> u8 {
+        self.label()[..2].parse().unwrap_or(0)
+    }
+}
+
 impl fmt::Display for Family {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.label())

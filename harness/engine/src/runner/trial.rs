@@ -170,10 +170,9 @@ impl Engine {
         };
         if result.verdict == Verdict::Passed
             && let Some(url) = stack.database_url()
+            && let Err(abort) = identity::expect_data_in(&journal, url).await
         {
-            if let Err(abort) = identity::expect_data_in(&journal, url).await {
-                result.verdict = abort.into_verdict();
-            }
+            result.verdict = abort.into_verdict();
         }
         result.core_log = stack.core_log().text();
         if self.config.keep && result.verdict != Verdict::Passed && !cancel.is_cancelled() {

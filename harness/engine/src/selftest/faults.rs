@@ -67,6 +67,17 @@ pub struct FaultSpec {
     pub active_on: Option<Backend>,
     /// What it breaks, from `docs/faults.md` (or a note that the docs lack it).
     pub description: String,
+    /// The spec §7 lines of the families `docs/faults.md` says catch it:
+    /// their trials run first, so a pass that stops at its first kill stops
+    /// early.
+    pub catching: Vec<u8>,
+}
+
+impl FaultSpec {
+    /// Whether `family` is one `docs/faults.md` names as catching this fault.
+    pub fn caught_by(&self, family: crate::family::Family) -> bool {
+        self.catching.contains(&family.line())
+    }
 }
 
 impl FaultSpec {
@@ -101,6 +112,7 @@ pub fn parse_listing(program: Program, text: &str) -> std::result::Result<Vec<Fa
             program,
             active_on,
             description: describe(name.trim()),
+            catching: catching(name.trim()),
         });
     }
     Ok(out)
@@ -125,6 +137,23 @@ pub fn list(program: Program, bin: &Path) -> Result<Vec<FaultSpec>> {
     }
     parse_listing(program, &String::from_utf8_lossy(&out.stdout))
         .map_err(|e| HarnessError::Config(format!("`{} {LIST_FLAG}`: {e}", bin.display())))
+}
+
+/// The family lines at the start of the "catches" column of
+/// `docs/faults.md` for `name` (`2: …`, `4, 5: …`, `1 and 13: …`).
+pub fn catching(name: &str) -> Vec<u8> {
+    let cell = format!("| `{name}` |");
+    let Some(catches) = DOCS
+        .lines()
+        .find_map(|l| l.strip_prefix(&cell))
+        .and_then(|rest| rest.split(" | ").nth(1))
+    else {
+        return Vec::new();
+    };
+    let head = catches.split(':').next().unwrap_or_default();
+    head.split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect()
 }
 
 /// The "what it breaks" column of `docs/faults.md` for `name`.
@@ -172,5 +201,17 @@ mod tests {
             describe("no-such-fault"),
             "(not described in docs/faults.md)"
         );
+    }
+
+    #[test]
+    fn the_catching_families_come_from_the_docs_table() {
+        assert_eq!(catching("pagination-off-by-one"), vec![2]);
+        assert_eq!(catching("replay-answers-201"), vec![4]);
+        assert!(catching("no-such-fault").is_empty());
+        let spec = parse_listing(Program::Core, "replay-answers-201\tany")
+            .unwrap()
+            .remove(0);
+        assert!(spec.caught_by(crate::family::Family::Replay));
+        assert!(!spec.caught_by(crate::family::Family::Browser));
     }
 }

@@ -310,6 +310,7 @@ pub(crate) mod tests {
             program: Program::Core,
             active_on: None,
             description: format!("{name} breaks a rule"),
+            catching: Vec::new(),
         }
     }
 
@@ -374,7 +375,27 @@ pub(crate) mod tests {
                 ],
             ),
         ];
-        build("2026-01-01T00:00:00Z", 1234, &clean, &passes)
+        let mut m = build("2026-01-01T00:00:00Z", 1234, &clean, &passes);
+        let honest = report(vec![result("sqlite::a", Verdict::Passed)]);
+        let refused = report(vec![
+            result("sqlite::a", Verdict::Passed),
+            result("sqlite::b", failed("reads a CSS class")),
+        ]);
+        m.variants = vec![
+            VariantRow::of("markup", &honest),
+            VariantRow::of("pretty-json", &refused),
+        ];
+        m
+    }
+
+    #[test]
+    fn an_honest_variant_passes_only_when_every_trial_passed() {
+        let m = example();
+        assert!(m.variants[0].passed());
+        assert!(!m.variants[1].passed());
+        assert_eq!(m.refused_variants().len(), 1);
+        assert_eq!(m.variants[1].not_passed[0].trial, "sqlite::b");
+        assert!(!VariantRow::of("empty", &report(Vec::new())).passed());
     }
 
     #[test]
@@ -397,7 +418,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_exit_code_needs_a_green_clean_pass_and_no_survivor() {
+    fn the_exit_code_needs_a_green_clean_pass_no_survivor_and_no_refused_variant() {
         let mut m = example();
         assert!(!m.clean_is_green());
         assert_eq!(m.exit_code(), 1);
@@ -410,6 +431,8 @@ pub(crate) mod tests {
         };
         assert_eq!(m.exit_code(), 1, "two survivors");
         m.faults.truncate(1);
+        assert_eq!(m.exit_code(), 1, "a refused honest variant");
+        m.variants.truncate(1);
         assert_eq!(m.exit_code(), 0);
         m.clean.counts.errored = 1;
         m.clean.not_passed.push(Cell {

@@ -227,7 +227,11 @@ mod tests {
     #[test]
     fn survivors_are_highlighted_and_kills_are_listed() {
         let page = html(&example(), &SecretRegistry::new());
-        assert!(page.contains("1 of 3 faults killed, 2 survived"), "{page}");
+        assert!(
+            page.contains("Faults caught 1/3 (2 survived); honest variants passed 1/2"),
+            "{page}"
+        );
+        assert!(page.contains("<tr class=\"survived\" id=\"variant-pretty-json\">"));
         assert!(
             page.contains("<tr class=\"survived\" id=\"only-errored\">"),
             "{page}"
