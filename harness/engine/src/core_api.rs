@@ -92,6 +92,11 @@ pub fn issue(repo: &str, index: i64) -> String {
     format!("/api/v1/repos/{repo}/issues/{index}")
 }
 
+/// `/api/v1/repos/{owner/repo}`: one repository.
+pub fn repository(repo: &str) -> String {
+    format!("/api/v1/repos/{repo}")
+}
+
 /// `/api/v1/repos/{owner/repo}/issues`: ordinary Issues.
 pub fn issues(repo: &str) -> String {
     format!("/api/v1/repos/{repo}/issues")
@@ -105,6 +110,25 @@ pub fn collaborator(repo: &str, login: &str) -> String {
 /// `/api/v1/users/{login}/tokens`.
 pub fn tokens(login: &str) -> String {
     format!("/api/v1/users/{login}/tokens")
+}
+
+/// `/api/v1/users/{login}/tokens/{id}`: one token (the `token-delete`
+/// setup extension deletes it).
+pub fn token(login: &str, id: i64) -> String {
+    format!("/api/v1/users/{login}/tokens/{id}")
+}
+
+/// The body of an Issue edit (`PATCH …/issues/{index}`, the `issue-edit`
+/// setup extension): only the members given.
+pub fn issue_edit_body(title: Option<&str>, body: Option<&str>) -> Value {
+    let mut edit = json!({});
+    if let Some(title) = title {
+        edit["title"] = json!(title);
+    }
+    if let Some(body) = body {
+        edit["body"] = json!(body);
+    }
+    edit
 }
 
 /// `/api/v1/admin/users`.

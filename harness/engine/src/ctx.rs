@@ -21,6 +21,18 @@ use crate::stack::Backend;
 use crate::vocab::{Abort, Step};
 use crate::vocab::{NamedLog, StepRecord};
 
+/// A bot token a scenario minted ([`Ctx::mint_bot_token`]): its owner and
+/// id, to start a bot or native client with it and to delete it. The secret
+/// stays inside the engine (and is a registered secret). No `Debug`.
+#[derive(Clone)]
+pub struct BotToken {
+    /// The bot's login.
+    pub login: String,
+    /// The token's id, as the Core answered the minting.
+    pub id: i64,
+    secret: String,
+}
+
 /// One scenario's view of its stack.
 pub struct Ctx {
     backend: Backend,
@@ -147,30 +159,70 @@ impl Ctx {
             .bot_passwords
             .get(login)
             .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
-        // reqwest encodes Basic credentials exactly as a client would.
-        let basic = |secret: &str| -> Step<String> {
-            let request = reqwest::Client::new()
-                .get(&self.base_url)
-                .basic_auth(login, Some(secret))
-                .build()
-                .map_err(|e| Abort::errored(format!("basic credential for {login}: {e}")))?;
-            let value = request
-                .headers()
-                .get("authorization")
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-                .ok_or_else(|| Abort::errored("reqwest set no Basic authorization"))?;
-            if let Some(encoded) = value.strip_prefix("Basic ") {
-                self.journal.secrets().register(encoded);
-            }
-            Ok(value)
-        };
         Ok(vec![
             format!("token {token}"),
             format!("Bearer {token}"),
-            basic(&token)?,
-            basic(password)?,
+            self.basic_authorization(login, &token)?,
+            self.basic_authorization(login, password)?,
         ])
+    }
+
+    /// `Authorization` values that carry no valid credential of `login`,
+    /// each with what it is: a made-up token and Bearer, its own token with
+    /// its last character changed, Basic with a wrong password, and Basic
+    /// of an unknown login. The native API must answer each with 401 (spec
+    /// §3); the values are registered secrets all the same.
+    pub fn wrong_authorization_headers(&self, login: &str) -> Step<Vec<(&'static str, String)>> {
+        let token = self.token(login)?;
+        let made_up = || {
+            let fake = format!(
+                "{}{}",
+                uuid::Uuid::new_v4().simple(),
+                &uuid::Uuid::new_v4().simple().to_string()[..8]
+            );
+            self.journal.secrets().register(&fake);
+            fake
+        };
+        let mut near = token.clone();
+        let last = if near.ends_with('0') { "1" } else { "0" };
+        near.replace_range(near.len().saturating_sub(1).., last);
+        self.journal.secrets().register(&near);
+        Ok(vec![
+            ("a made-up token", format!("token {}", made_up())),
+            ("a made-up Bearer token", format!("Bearer {}", made_up())),
+            (
+                "its own token with the last character changed",
+                format!("token {near}"),
+            ),
+            (
+                "Basic with a wrong password",
+                self.basic_authorization(login, &made_up())?,
+            ),
+            (
+                "Basic of an unknown login",
+                self.basic_authorization("no-such-login-gg", &made_up())?,
+            ),
+        ])
+    }
+
+    /// `Authorization: Basic` of `login:secret`, encoded by reqwest exactly
+    /// as a client would; the encoded value is registered as a secret.
+    fn basic_authorization(&self, login: &str, secret: &str) -> Step<String> {
+        let request = reqwest::Client::new()
+            .get(&self.base_url)
+            .basic_auth(login, Some(secret))
+            .build()
+            .map_err(|e| Abort::errored(format!("basic credential for {login}: {e}")))?;
+        let value = request
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+            .ok_or_else(|| Abort::errored("reqwest set no Basic authorization"))?;
+        if let Some(encoded) = value.strip_prefix("Basic ") {
+            self.journal.secrets().register(encoded);
+        }
+        Ok(value)
     }
 
     /// The bot with this login, running its own adapter against the Core.
@@ -291,6 +343,48 @@ impl Ctx {
     pub async fn native_with_scopes(&self, login: &str, scopes: &[&str]) -> Step<NativeClient> {
         let token = self.mint_token(login, scopes).await?;
         NativeClient::new(login, &token, &self.base_url, self.journal.clone())
+    }
+
+    /// Mints another token for bot `login` with its fixture scopes, through
+    /// the setup surface: a credential of its own that a scenario can hand
+    /// to a bot or native client and later delete (exact replay, spec §10).
+    pub async fn mint_bot_token(&self, login: &str) -> Step<BotToken> {
+        let scopes = self
+            .applied
+            .scopes
+            .get(login)
+            .cloned()
+            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
+        let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
+        let (id, secret) = self.setup.mint_token_with_id(login, &name, &scopes).await?;
+        Ok(BotToken {
+            login: login.to_owned(),
+            id,
+            secret,
+        })
+    }
+
+    /// Deletes a token minted with [`mint_bot_token`](Self::mint_bot_token)
+    /// (the `token-delete` setup extension).
+    pub async fn delete_bot_token(&self, token: &BotToken) -> Step<()> {
+        self.setup.delete_token(&token.login, token.id).await
+    }
+
+    /// The token's bot, running its own adapter whose process holds that
+    /// token (instead of the fixture's).
+    pub async fn bot_with_token(&mut self, token: &BotToken) -> Step<Bot> {
+        let url = self.base_url.clone();
+        self.start_bot(&token.login, &token.secret, &url).await
+    }
+
+    /// The token's bot's direct line to the native API with that token.
+    pub fn native_with_token(&self, token: &BotToken) -> Step<NativeClient> {
+        NativeClient::new(
+            &token.login,
+            &token.secret,
+            &self.base_url,
+            self.journal.clone(),
+        )
     }
 
     /// Mints a token for `login` with exactly `scopes`. Token names are unique

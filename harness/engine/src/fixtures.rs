@@ -76,7 +76,7 @@ pub struct CollaboratorSpec {
 
 /// What applying a fixture produced: the credentials of its actors. Only the
 /// engine sees these; scenarios get actors, not credentials.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Applied {
     /// Password per human login.
     pub passwords: BTreeMap<String, String>,

@@ -23,16 +23,18 @@ pub use crate::actors::{
     Answer, Bot, Form, Human, Links, NativeClient, Page, SetupClient, ToolReply,
 };
 pub use crate::core_api::{self, Decision, fields};
-pub use crate::ctx::Ctx;
+pub use crate::ctx::{BotToken, Ctx};
 pub use crate::family::Family;
 pub use crate::proxy::{Canned, CapturedRequest, Fault, FaultProxy};
 pub use crate::runner::catalogue::Scenario;
 pub use crate::stack::Backend;
 pub use crate::views::{
     ErrorBody, Grant, GrantListPage, GrantMarker, GrantRef, Issue, IssueRef, NewIssue, Proposal,
-    Receipt, RepoRef, Submitted, UserRef, expected_digest, state,
+    Receipt, RepoRef, Repository, Submitted, UserRef, expected_digest, state,
 };
 pub use crate::vocab::{Abort, Outcome, Step};
+/// Runs several futures at once and waits for all (concurrency scenarios).
+pub use futures::future::join_all;
 pub use grantgate_macros::scenario;
 pub use serde_json::{Value, json};
 /// Waits without blocking the runtime (e.g. to let a token age past its lifetime).

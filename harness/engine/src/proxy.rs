@@ -43,6 +43,10 @@ pub enum Fault {
     /// Forward, then hold the answer back this long before sending it, so
     /// that a client with a shorter timeout gives up.
     Delay(Duration),
+    /// Forward with the query's `limit` lowered to at most this width: the
+    /// Core's own answer (items, `X-Total-Count`, `Link`) is then exactly
+    /// that of a Core whose page maximum is this width.
+    ClampLimit(u32),
 }
 
 /// A canned answer for [`Fault::Respond`].
@@ -281,6 +285,10 @@ impl Forward {
                 .body(Body::from(canned.body.clone()))
                 .unwrap_or_else(|_| http::Response::new(Body::empty())));
         }
+        let mut parts = parts;
+        if let Fault::ClampLimit(width) = &fault {
+            parts.uri = clamp_limit(&parts.uri, *width);
+        }
         let (status, headers, body) = match self.send(parts, body).await {
             Ok(answer) => answer,
             Err(message) => {
@@ -293,7 +301,9 @@ impl Forward {
             }
         };
         let (status, body) = match fault {
-            Fault::Pass | Fault::Redirect(_) | Fault::Respond(_) => (status, body),
+            Fault::Pass | Fault::Redirect(_) | Fault::Respond(_) | Fault::ClampLimit(_) => {
+                (status, body)
+            }
             Fault::DropResponse => return Err(Dropped),
             Fault::MalformedJson => (status, Bytes::from_static(MALFORMED_JSON.as_bytes())),
             Fault::ReplaceBody(bytes) => (status, bytes),
@@ -370,6 +380,26 @@ impl Forward {
         let body = resp.bytes().await.map_err(|e| e.to_string())?;
         Ok((status, headers, body))
     }
+}
+
+/// `uri` with its `limit` query parameter lowered to at most `width`; every
+/// other parameter is kept, in order.
+fn clamp_limit(uri: &http::Uri, width: u32) -> http::Uri {
+    let Some(query) = uri.query() else {
+        return uri.clone();
+    };
+    let pairs = url::form_urlencoded::parse(query.as_bytes())
+        .into_owned()
+        .map(|(k, v)| match v.parse::<u64>() {
+            Ok(n) if k == "limit" => (k, n.min(u64::from(width)).to_string()),
+            _ => (k, v),
+        });
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    format!("{}?{query}", uri.path())
+        .parse()
+        .unwrap_or_else(|_| uri.clone())
 }
 
 /// Hop-by-hop and length headers are the proxy's own business on each side.

@@ -56,6 +56,28 @@ pub struct RepoRef {
     pub full_name: String,
 }
 
+/// A repository as the native API shows it (spec §1). Its `owner` is left
+/// out: a Forgejo-like Core shows a user object there, and `full_name`
+/// already names the owner.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Repository {
+    /// Its id.
+    pub id: i64,
+    /// Its name.
+    pub name: String,
+    /// `owner/name`.
+    pub full_name: String,
+    /// Whether it is private.
+    pub private: bool,
+}
+
+impl Repository {
+    /// Reads a repository object.
+    pub fn from_json(value: &Value) -> Step<Repository> {
+        read("the repository", value)
+    }
+}
+
 /// The proposal triple a bot must repeat exactly to confirm or submit.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub struct Proposal {

@@ -253,3 +253,41 @@ async fn respond_answers_the_canned_status_headers_and_body_without_reaching_the
     assert_eq!(hits.load(Ordering::SeqCst), 0);
     assert_eq!(proxy.count("POST", "/api/v1/things/*/issues"), 2);
 }
+
+#[tokio::test]
+async fn clamp_limit_lowers_only_the_limit_the_upstream_sees() {
+    let app = Router::new().route(
+        "/api/v1/list",
+        get(|uri: http::Uri| async move { uri.query().unwrap_or_default().to_owned() }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let up = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let proxy = FaultProxy::start(&up).await.unwrap();
+    proxy.inject("GET", "/api/v1/list", Fault::ClampLimit(10));
+    proxy.inject("GET", "/api/v1/list", Fault::ClampLimit(10));
+    let get = |query: &'static str| {
+        let url = format!("{}/api/v1/list?{query}", proxy.url());
+        async move {
+            client()
+                .get(url)
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(
+        get("page=2&limit=30&state=all").await,
+        "page=2&limit=10&state=all"
+    );
+    assert_eq!(get("limit=5&page=1").await, "limit=5&page=1");
+    assert_eq!(
+        get("page=1&limit=30").await,
+        "page=1&limit=30",
+        "one request per fault"
+    );
+    assert_eq!(proxy.pending_faults(), 0);
+}

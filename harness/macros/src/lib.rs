@@ -10,7 +10,9 @@
 //!
 //! becomes a function `submit_waits_for_approval() -> Scenario` that the
 //! family's file lists in catalogue order. Options after the family:
-//! `parity` (observations must agree across backends), `fixture = "name"`
+//! `parity` (observations must agree across backends), `pristine` (a
+//! freshly started Core whose fixtures the trial makes itself, instead of a
+//! copy of the run's fixture snapshot), `fixture = "name"`
 //! (default `lab`), `core_env = [("CORE_X", "v"), ...]` (launch extensions the
 //! scenario needs), `extensions = ["name", ...]` (setup extensions it needs);
 //! a Core that does not declare what a scenario needs gets *not applicable*.
@@ -37,12 +39,14 @@ fn expand(
 ) -> syn::Result<proc_macro2::TokenStream> {
     let mut family = None;
     let mut parity = false;
+    let mut pristine = false;
     let mut fixture = quote!("lab");
     let mut core_env = quote!(&[]);
     let mut extensions = quote!(&[]);
     for meta in args {
         match &meta {
             Meta::Path(p) if p.is_ident("parity") => parity = true,
+            Meta::Path(p) if p.is_ident("pristine") => pristine = true,
             Meta::Path(p) if family.is_none() => family = Some(p.clone()),
             Meta::NameValue(nv) if nv.path.is_ident("fixture") => {
                 let v = &nv.value;
@@ -59,7 +63,7 @@ fn expand(
             _ => {
                 return Err(syn::Error::new_spanned(
                     meta,
-                    "expected a family, `parity`, `fixture = \"..\"`, `core_env = [..]` or `extensions = [..]`",
+                    "expected a family, `parity`, `pristine`, `fixture = \"..\"`, `core_env = [..]` or `extensions = [..]`",
                 ));
             }
         }
@@ -98,6 +102,7 @@ fn expand(
                 fixture: #fixture,
                 core_env: #core_env,
                 extensions: #extensions,
+                pristine: #pristine,
                 parity: #parity,
                 run: |ctx| ::std::boxed::Box::pin(#name(ctx)),
             }

@@ -86,6 +86,27 @@ impl ToolReply {
         GrantListPage::from_json(self.success()?)
     }
 
+    /// `issue` of a successful `get_issue` or `create_issue`.
+    pub fn issue(&self) -> Step<crate::views::Issue> {
+        crate::views::Issue::from_json(crate::views::member(self.success()?, "issue")?)
+    }
+
+    /// `issues` of a successful `list_issues` page.
+    pub fn issues(&self) -> Step<Vec<crate::views::Issue>> {
+        let items = crate::views::member(self.success()?, "issues")?;
+        items
+            .as_array()
+            .ok_or_else(|| Abort::failed(format!("`issues` is not a JSON array: {items}")))?
+            .iter()
+            .map(crate::views::Issue::from_json)
+            .collect()
+    }
+
+    /// `repository` of a successful `get_repository`.
+    pub fn repository(&self) -> Step<crate::views::Repository> {
+        crate::views::Repository::from_json(crate::views::member(self.success()?, "repository")?)
+    }
+
     /// `native_status` of the result (success or error).
     pub fn native_status(&self) -> Option<i64> {
         match (&self.structured, &self.error) {

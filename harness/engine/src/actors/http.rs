@@ -43,6 +43,16 @@ impl Answer {
             .map(str::to_owned)
     }
 
+    /// Every value of a header that may repeat (`Set-Cookie`), in order.
+    pub fn header_values(&self, name: &str) -> Vec<String> {
+        self.headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// The body as one grant.
     pub fn grant(&self) -> Step<Grant> {
         Grant::from_json(&self.json()?)
@@ -69,6 +79,11 @@ impl Answer {
     /// The body as an Issue.
     pub fn issue(&self) -> Step<Issue> {
         Issue::from_json(&self.json()?)
+    }
+
+    /// The body as a repository.
+    pub fn repository(&self) -> Step<crate::views::Repository> {
+        crate::views::Repository::from_json(&self.json()?)
     }
 
     /// The body as an error: `{"message": …}` (wording is the Core's own).

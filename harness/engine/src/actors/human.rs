@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use reqwest_cookie_store::CookieStoreMutex;
 
-use super::http::exchange;
+use super::http::{Answer, exchange};
 use super::page::{Form, Page};
 use crate::core_api::{self, Decision, fields};
 use crate::journal::Journal;
@@ -81,6 +81,24 @@ impl Human {
     pub async fn login(&self) -> Step<Page> {
         let form = self.login_form().await?;
         self.submit(&form).await
+    }
+
+    /// Posts the login form (its own `_csrf`, this human's login and
+    /// password) and returns that POST's own answer, its redirect not
+    /// followed: the status, `Location` and `Set-Cookie` headers the Core
+    /// answers a login with. The browser is signed in afterwards, as after
+    /// [`login`](Self::login).
+    pub async fn login_answer(&self) -> Step<Answer> {
+        let form = self.login_form().await?;
+        let request = self
+            .client
+            .post(form.action.clone())
+            .form(&form.fields)
+            .build()
+            .map_err(|e| Abort::errored(format!("login request: {e}")))?;
+        let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
+        self.register_cookies();
+        Ok(answer)
     }
 
     /// The login form, filled in with this human's login and password but
@@ -202,6 +220,40 @@ impl Human {
     /// Opens an Issue's page (`repo` is `owner/name`).
     pub async fn issue_page(&self, repo: &str, index: i64) -> Step<Page> {
         self.open(&core_api::issue_page(repo, index)).await
+    }
+
+    /// Edits Issue `index` of `repo` (`owner/name`) through the API with this
+    /// human's own credential (Basic `login:password`, spec §1), changing
+    /// only the members given: the `issue-edit` setup extension, `PATCH
+    /// …/issues/{index}`. Sent without the browser's cookies, so only that
+    /// credential speaks. Returns the answer, whatever its status.
+    pub async fn edit_issue(
+        &self,
+        repo: &str,
+        index: i64,
+        title: Option<&str>,
+        body: Option<&str>,
+    ) -> Step<Answer> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Abort::errored(format!("API client for {}: {e}", self.login)))?;
+        let url = self.url(&core_api::issue(repo, index))?;
+        let request = client
+            .patch(url)
+            .basic_auth(&self.login, Some(&self.password))
+            .json(&core_api::issue_edit_body(title, body))
+            .build()
+            .map_err(|e| Abort::errored(format!("issue edit request: {e}")))?;
+        if let Some(encoded) = request
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Basic "))
+        {
+            self.journal.secrets().register(encoded);
+        }
+        exchange(&client, &self.journal, &self.login, request).await
     }
 
     /// Follows a browser navigation: redirects with 301/302/303 become GETs

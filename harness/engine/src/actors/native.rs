@@ -15,7 +15,9 @@ use crate::vocab::{Abort, Step};
 pub struct NativeClient {
     actor: String,
     base: String,
-    token: String,
+    /// The `Authorization` value sent with every request (`token T`), or
+    /// none at all.
+    authorization: Option<String>,
     client: reqwest::Client,
     journal: Journal,
 }
@@ -31,10 +33,29 @@ impl NativeClient {
         Ok(NativeClient {
             actor: format!("{login} (native)"),
             base: base.to_owned(),
-            token: token.to_owned(),
+            authorization: Some(format!("token {token}")),
             client,
             journal,
         })
+    }
+
+    /// The same client sending `authorization` instead of its token (`None`:
+    /// no `Authorization` header at all), named `label` in the transcript:
+    /// for the 401 of a missing or wrong credential (spec §3).
+    pub fn with_authorization(&self, label: &str, authorization: Option<&str>) -> NativeClient {
+        NativeClient {
+            actor: format!("{} ({label})", self.actor),
+            authorization: authorization.map(str::to_owned),
+            ..self.clone()
+        }
+    }
+
+    /// Adds the client's `Authorization`, if it has one.
+    fn authorize(&self, req: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &self.authorization {
+            Some(value) => req.header("authorization", value),
+            None => req,
+        }
     }
 
     /// Sends `method path` (path starts at `/api/v1`) with an optional JSON
@@ -43,10 +64,7 @@ impl NativeClient {
         let method: reqwest::Method = method
             .parse()
             .map_err(|_| Abort::errored(format!("method {method}")))?;
-        let mut req = self
-            .client
-            .request(method, format!("{}{path}", self.base))
-            .header("authorization", format!("token {}", self.token));
+        let mut req = self.authorize(self.client.request(method, format!("{}{path}", self.base)));
         if let Some(body) = body {
             req = req.json(body);
         }
@@ -90,9 +108,10 @@ impl NativeClient {
     /// whitespace and escapes are the caller's).
     pub async fn submit_raw(&self, grant: &GrantRef, body: &str) -> Step<Answer> {
         let request = self
-            .client
-            .post(format!("{}{}", self.base, core_api::submit(grant)))
-            .header("authorization", format!("token {}", self.token))
+            .authorize(
+                self.client
+                    .post(format!("{}{}", self.base, core_api::submit(grant))),
+            )
             .header("content-type", "application/json")
             .body(body.to_owned())
             .build()

@@ -32,6 +32,32 @@ pub struct SetupClient {
 }
 
 impl SetupClient {
+    /// A setup client holding an admin token minted earlier (a fixture
+    /// snapshot's): nothing to mint, and it is already a registered secret.
+    pub(crate) fn with_token(
+        base: &str,
+        admin: &AdminCredential,
+        token: &str,
+        journal: Journal,
+    ) -> Step<SetupClient> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Abort::errored(format!("setup client: {e}")))?;
+        Ok(SetupClient {
+            base: base.to_owned(),
+            client,
+            token: token.to_owned(),
+            admin_password: admin.password.clone(),
+            journal,
+        })
+    }
+
+    /// The admin token this client holds (for a fixture snapshot to hand on).
+    pub(crate) fn token(&self) -> &str {
+        &self.token
+    }
+
     /// Mints the admin's token with Basic auth (spec §5) and keeps it.
     pub(crate) async fn connect(
         base: &str,
@@ -138,6 +164,39 @@ impl SetupClient {
         let token = token_of(&answer, login)?;
         register_token(&self.journal, &token);
         Ok(token)
+    }
+
+    /// Mints an access token for `login` with `scopes` and returns its id
+    /// with the secret; the secret is registered before anything can record
+    /// it. The id is what deleting the token needs.
+    pub async fn mint_token_with_id(
+        &self,
+        login: &str,
+        name: &str,
+        scopes: &[String],
+    ) -> Step<(i64, String)> {
+        let answer = self
+            .call(
+                "POST",
+                &core_api::tokens(login),
+                Some(json!({"name": name, "scopes": scopes})),
+            )
+            .await?;
+        let token = token_of(&answer, login)?;
+        register_token(&self.journal, &token);
+        let id = answer.json()?["id"].as_i64().ok_or_else(|| {
+            Abort::failed(format!("setup: token answer for {login} has no integer `id`"))
+        })?;
+        Ok((id, token))
+    }
+
+    /// Deletes token `id` of `login` (the `token-delete` setup extension,
+    /// `DELETE /api/v1/users/{login}/tokens/{id}`); any status but 204 is a
+    /// failure of the setup surface.
+    pub async fn delete_token(&self, login: &str, id: i64) -> Step<()> {
+        self.expect("DELETE", &core_api::token(login, id), None, &[204])
+            .await
+            .map(|_| ())
     }
 
     /// Creates a repository owned by `owner`.

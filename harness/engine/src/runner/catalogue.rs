@@ -28,6 +28,9 @@ pub struct Scenario {
     /// `repo-visibility`); a Core that does not declare one gets *not
     /// applicable*.
     pub extensions: &'static [&'static str],
+    /// Whether it needs a pristine Core (first start, fixtures made through
+    /// the setup API in the trial) instead of a copy of the fixture snapshot.
+    pub pristine: bool,
     /// Whether its observations (`ctx.observe`) must agree across backends:
     /// a `parity::<id>` trial compares them once every backend has run.
     pub parity: bool,
@@ -141,6 +144,7 @@ mod tests {
             fixture: "lab",
             core_env: &[],
             extensions: &[],
+            pristine: false,
             parity: true,
             run: |_| Box::pin(async { Ok(()) }),
         }

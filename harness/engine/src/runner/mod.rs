@@ -8,6 +8,7 @@ pub mod parity;
 pub mod probes;
 pub mod run;
 pub mod signals;
+pub mod snapshot;
 pub mod trial;
 
 pub use crate::vocab::{Abort, Outcome, Step, Verdict};

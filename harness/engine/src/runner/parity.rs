@@ -162,6 +162,7 @@ mod tests {
             fixture: "lab",
             core_env: &[],
             extensions: &[],
+            pristine: false,
             parity: true,
             run: |_| Box::pin(async { Ok(()) }),
         }

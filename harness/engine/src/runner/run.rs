@@ -31,6 +31,10 @@ pub struct Engine {
     pub(super) secrets: SecretRegistry,
     pub(super) binaries: Binaries,
     pub(super) runtime: Arc<dyn Runtime>,
+    /// The same runtime when it is the process runtime: fixture snapshots
+    /// are made only there.
+    pub(super) process: Option<Arc<ProcessRuntime>>,
+    pub(super) snapshots: super::snapshot::Snapshots,
     pub(super) providers: HashMap<Backend, Arc<DatabaseProvider>>,
     pub(super) cluster: Option<Arc<PgCluster>>,
     pub(super) run_id: String,
@@ -75,13 +79,16 @@ impl Engine {
             };
             providers.insert(*backend, Arc::new(provider));
         }
-        let runtime: Arc<dyn Runtime> = match config.runtime {
-            RuntimeKind::Process => Arc::new(ProcessRuntime::new(
+        let process = (config.runtime == RuntimeKind::Process).then(|| {
+            Arc::new(ProcessRuntime::new(
                 binaries.core.clone(),
                 providers.clone(),
                 secrets.clone(),
-            )),
-            RuntimeKind::Docker => {
+            ))
+        });
+        let runtime: Arc<dyn Runtime> = match &process {
+            Some(p) => p.clone(),
+            None => {
                 if config.postgres_url.is_some() {
                     return Err(HarnessError::Config(
                         "--postgres-url is for --runtime process; --runtime docker runs \
@@ -104,11 +111,18 @@ impl Engine {
             secrets,
             binaries,
             runtime,
+            process,
+            snapshots: Default::default(),
             providers,
             cluster,
             run_id,
             kept_any_postgres: Default::default(),
         })
+    }
+
+    /// The process runtime, when the run uses it.
+    pub(super) fn process_runtime(&self) -> Option<&ProcessRuntime> {
+        self.process.as_deref()
     }
 
     /// The run's id.
@@ -237,7 +251,10 @@ impl Engine {
         let keep_cluster = self
             .kept_any_postgres
             .load(std::sync::atomic::Ordering::SeqCst);
+        // Snapshots hold databases on the cluster: they go first.
+        drop(self.snapshots);
         drop(self.runtime);
+        drop(self.process);
         drop(self.providers);
         let cluster = self.cluster?;
         match Arc::try_unwrap(cluster) {

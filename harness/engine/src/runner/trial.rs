@@ -52,10 +52,17 @@ impl Engine {
             observations: Vec::new(),
             comparison: None,
         };
+        // A fixture snapshot spares the trial making its fixtures; a
+        // scenario that needs a pristine Core makes them itself.
+        let snapshot = match trial.scenario.pristine || self.process_runtime().is_none() {
+            true => None,
+            false => self.snapshot(trial.backend, trial.scenario.fixture).await,
+        };
         let spec = StackSpec {
             name: name.clone(),
             backend: trial.backend,
             extra_env: merged_env(trial.scenario.core_env, &self.config.core_env),
+            seed: snapshot.as_ref().map(|s| s.seed.clone()),
         };
         let stack = tokio::select! {
             _ = cancel.cancelled() => Err(HarnessError::Interrupted),
@@ -97,15 +104,27 @@ impl Engine {
         let mut task = tokio::spawn(async move {
             let journal = task_journal;
             let prepared = async {
-                let setup = SetupClient::connect(&base_url, &admin, journal.clone()).await?;
+                let setup = match &snapshot {
+                    Some(s) => {
+                        SetupClient::with_token(&base_url, &admin, &s.admin_token, journal.clone())?
+                    }
+                    None => SetupClient::connect(&base_url, &admin, journal.clone()).await?,
+                };
                 let version = setup.version().await?;
                 identity::expect_contract_and_backend(&journal, &version, backend)?;
                 if let Some(missing) = identity::missing_extension(&version, &needs) {
                     return Ok(Err((missing, version)));
                 }
-                journal.step("set up fixtures");
-                let fixture = Fixture::named(fixture)?;
-                let applied = fixture.apply(&setup).await?;
+                let applied = match &snapshot {
+                    Some(s) => {
+                        journal.step("fixtures: a copy of the run's snapshot");
+                        s.applied.clone()
+                    }
+                    None => {
+                        journal.step("set up fixtures");
+                        Fixture::named(fixture)?.apply(&setup).await?
+                    }
+                };
                 Ok::<_, Abort>(Ok((setup, applied, version)))
             }
             .await;

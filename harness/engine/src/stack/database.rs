@@ -7,12 +7,13 @@
 //! - An existing server (`--postgres-url`): a uniquely named database per
 //!   stack, created and dropped by the harness.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use sqlx::Connection;
 
+use super::SnapshotDb;
 use crate::error::{HarnessError, Result};
 use crate::postgres::PgCluster;
 
@@ -74,13 +75,24 @@ impl DatabaseProvider {
         })
     }
 
-    /// Gives a stack its own database; `dir` is the stack's directory.
-    pub async fn lease(&self, dir: &Path) -> Result<DatabaseLease> {
+    /// Gives a stack its own database, empty or a copy of `from` (a fixture
+    /// snapshot); `dir` is the stack's directory.
+    pub async fn lease(&self, dir: &Path, from: Option<&SnapshotDb>) -> Result<DatabaseLease> {
+        let template = match from {
+            Some(SnapshotDb::Postgres(name)) => Some(name.as_str()),
+            _ => None,
+        };
         match self {
-            DatabaseProvider::Sqlite => Ok(DatabaseLease {
-                url: format!("sqlite://{}", dir.join("core.db").display()),
-                owner: None,
-            }),
+            DatabaseProvider::Sqlite => {
+                let file = dir.join("core.db");
+                if let Some(SnapshotDb::SqliteFile(source)) = from {
+                    copy_sqlite(source, &file)?;
+                }
+                Ok(DatabaseLease {
+                    url: format!("sqlite://{}", file.display()),
+                    owner: None,
+                })
+            }
             DatabaseProvider::Cluster {
                 cluster,
                 clone_lock,
@@ -91,7 +103,10 @@ impl DatabaseProvider {
                 let _guard = clone_lock.lock().await;
                 execute(
                     &cluster.url("postgres"),
-                    format!("CREATE DATABASE \"{name}\" TEMPLATE \"{TEMPLATE}\""),
+                    format!(
+                        "CREATE DATABASE \"{name}\" TEMPLATE \"{}\"",
+                        template.unwrap_or(TEMPLATE)
+                    ),
                 )
                 .await
                 .map_err(crate::postgres::PgError::from)?;
@@ -106,7 +121,11 @@ impl DatabaseProvider {
                 next,
             } => {
                 let name = format!("{prefix}_{}", next.fetch_add(1, Ordering::SeqCst));
-                execute(admin_url.as_str(), format!("CREATE DATABASE \"{name}\""))
+                let sql = match template {
+                    Some(t) => format!("CREATE DATABASE \"{name}\" TEMPLATE \"{t}\""),
+                    None => format!("CREATE DATABASE \"{name}\""),
+                };
+                execute(admin_url.as_str(), sql)
                     .await
                     .map_err(|e| server_err(admin_url, e))?;
                 let mut url = admin_url.clone();
@@ -139,6 +158,20 @@ impl DatabaseProvider {
             .unwrap_or_else(|| "unknown".into()),
         }
     }
+}
+
+/// Copies a stopped Core's SQLite database (and its write-ahead log, if one
+/// was left) to `to`.
+fn copy_sqlite(from: &Path, to: &Path) -> Result<()> {
+    std::fs::copy(from, to).map_err(|e| HarnessError::io(from, e))?;
+    for suffix in ["-wal", "-shm"] {
+        let side = PathBuf::from(format!("{}{suffix}", from.display()));
+        if side.exists() {
+            let target = PathBuf::from(format!("{}{suffix}", to.display()));
+            std::fs::copy(&side, &target).map_err(|e| HarnessError::io(&side, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The SQLite library version the harness links, which is what reads the
@@ -177,6 +210,14 @@ impl DatabaseLease {
     pub async fn release(mut self) {
         if let Some(owner) = self.owner.take() {
             drop_owned(owner).await;
+        }
+    }
+
+    /// The database's name on its server (PostgreSQL), to clone it.
+    pub fn name(&self) -> Option<String> {
+        match &self.owner {
+            Some(Owner::Cluster(_, name) | Owner::Server(_, name)) => Some(name.clone()),
+            None => None,
         }
     }
 

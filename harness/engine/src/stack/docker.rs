@@ -96,6 +96,13 @@ impl DockerRuntime {
     }
 
     async fn launch(&self, spec: StackSpec) -> Result<Stack> {
+        if spec.seed.is_some() {
+            // Fixture snapshots copy a database the harness holds; a
+            // container's database lives in its own container (later work).
+            return Err(HarnessError::Config(
+                "fixture snapshots are for the process runtime".into(),
+            ));
+        }
         let n = self.next.fetch_add(1, Ordering::SeqCst);
         let stack_id = format!("{}-{n}", self.run_id);
         let tail8 = &self.run_id[self.run_id.len().saturating_sub(8)..];

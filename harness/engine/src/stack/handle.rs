@@ -73,6 +73,19 @@ impl Stack {
         self.database.as_ref().map(|d| d.url.as_str())
     }
 
+    /// Stops the Core but keeps its database and directory: what a fixture
+    /// snapshot is made of. The database is dropped (and the directory
+    /// deleted) when the returned values are.
+    pub(crate) async fn stop_keeping_database(
+        mut self,
+    ) -> (Option<DatabaseLease>, Option<tempfile::TempDir>) {
+        match &mut self.core {
+            CoreRun::Process(child) => child.stop(Duration::from_secs(5)).await,
+            CoreRun::Containers(stack) => stack.teardown().await,
+        }
+        (self.database.take(), self.dir.take())
+    }
+
     /// Stops the Core, drops its database and deletes its directory.
     pub async fn teardown(mut self) {
         match &mut self.core {

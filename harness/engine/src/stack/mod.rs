@@ -20,4 +20,4 @@ pub use database::{DatabaseLease, DatabaseProvider};
 pub use docker::DockerRuntime;
 pub use handle::{AdminCredential, KeptStack, STARTUP_TIMEOUT, Stack};
 pub use process::ProcessRuntime;
-pub use runtime::{Backend, BoxFuture, Runtime, RuntimeKind, StackSpec};
+pub use runtime::{Backend, BoxFuture, Runtime, RuntimeKind, Seed, SnapshotDb, StackSpec};

@@ -42,6 +42,14 @@ impl ProcessRuntime {
         }
     }
 
+    /// A new site admin for a stack (or a snapshot), its password a secret.
+    pub fn new_admin(&self) -> AdminCredential {
+        AdminCredential {
+            user: ADMIN_USER.to_owned(),
+            password: self.secrets.mint("gg-admin-pw"),
+        }
+    }
+
     async fn launch(&self, spec: StackSpec) -> Result<Stack> {
         let provider = self.providers.get(&spec.backend).ok_or_else(|| {
             HarnessError::Config(format!("no database provider for {}", spec.backend))
@@ -55,12 +63,11 @@ impl ProcessRuntime {
             .prefix(&format!("grantgate-stack-{safe_name}-"))
             .tempdir()
             .map_err(|e| HarnessError::io(std::env::temp_dir(), e))?;
-        let database = provider.lease(dir.path()).await?;
-        let admin = AdminCredential {
-            user: ADMIN_USER.to_owned(),
-            password: self.secrets.mint("gg-admin-pw"),
+        let (admin, secret_key, from) = match spec.seed {
+            Some(seed) => (seed.admin, seed.secret_key, seed.database),
+            None => (self.new_admin(), self.secrets.mint("gg-core-key"), None),
         };
-        let secret_key = self.secrets.mint("gg-core-key");
+        let database = provider.lease(dir.path(), from.as_ref()).await?;
         let mut env = vec![
             ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
             ("CORE_LISTEN".to_owned(), "127.0.0.1:0".to_owned()),

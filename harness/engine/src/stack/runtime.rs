@@ -49,6 +49,36 @@ pub struct StackSpec {
     /// Extra `CORE_*` variables, e.g. `CORE_CSRF_TTL_SECS` for a stack that
     /// tests expired CSRF tokens.
     pub extra_env: Vec<(String, String)>,
+    /// Start from a fixture snapshot (process runtime only): the admin and
+    /// secret key it was made with, and the database to copy. `None`: a new
+    /// admin, a new key and an empty database.
+    pub seed: Option<Seed>,
+}
+
+/// What a stack started from a fixture snapshot reuses.
+#[derive(Clone)]
+pub struct Seed {
+    /// The snapshot's site admin (the Core created it on first start).
+    pub admin: super::AdminCredential,
+    /// The snapshot's `CORE_SECRET_KEY`: what it signed or hashed stays valid.
+    pub secret_key: String,
+    /// The database to copy; `None` while the snapshot itself is being made.
+    pub database: Option<SnapshotDb>,
+}
+
+impl std::fmt::Debug for Seed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Seed({:?}, [redacted])", self.database)
+    }
+}
+
+/// A fixture snapshot's database, which each stack gets a copy of.
+#[derive(Debug, Clone)]
+pub enum SnapshotDb {
+    /// A SQLite file, copied into the stack's directory.
+    SqliteFile(std::path::PathBuf),
+    /// A PostgreSQL database, cloned with `CREATE DATABASE … TEMPLATE`.
+    Postgres(String),
 }
 
 /// How a run launches its Cores (`grantgate run --runtime`).

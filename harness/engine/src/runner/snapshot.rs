@@ -1,0 +1,128 @@
+//! Fixture snapshots: each fixture world (users, tokens, repositories,
+//! collaborators) is made once per backend per run through the Core's own
+//! setup API, on a stack of its own; then every trial gets its own copy of
+//! that database (SQLite: the file; PostgreSQL: `CREATE DATABASE … TEMPLATE`)
+//! and its own freshly started Core on it. Trials stay isolated and the gate
+//! stays Core-agnostic (the harness copies only the database it handed
+//! over), but a trial no longer pays for hashing every fixture password.
+//!
+//! If a snapshot cannot be made (the Core refuses a fixture, names another
+//! contract, …), trials fall back to making their fixtures themselves, so
+//! each trial reports the Core's failure as its own.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::{Mutex, OnceCell};
+
+use super::identity;
+use super::run::Engine;
+use crate::actors::setup::SetupClient;
+use crate::fixtures::{Applied, Fixture};
+use crate::journal::Journal;
+use crate::stack::{Backend, DatabaseLease, Seed, SnapshotDb, StackSpec};
+
+/// One fixture world on one backend, ready to copy.
+pub struct Snapshot {
+    /// What each stack started from it reuses.
+    pub seed: Seed,
+    /// The admin token the setup client minted while making it.
+    pub admin_token: String,
+    /// The fixture's credentials.
+    pub applied: Applied,
+    // Held so the database and its directory live as long as the run.
+    _database: Option<DatabaseLease>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// A snapshot made once, or `None` when it could not be made.
+type Once = Arc<OnceCell<Option<Arc<Snapshot>>>>;
+
+/// The run's snapshots, made on first use, by backend and fixture name.
+#[derive(Default)]
+pub struct Snapshots {
+    cells: Mutex<HashMap<(Backend, &'static str), Once>>,
+}
+
+impl Engine {
+    /// The snapshot of `fixture` on `backend`, made once per run; `None`
+    /// when it could not be made (trials then make their own fixtures).
+    pub(super) async fn snapshot(
+        &self,
+        backend: Backend,
+        fixture: &'static str,
+    ) -> Option<Arc<Snapshot>> {
+        let cell = self
+            .snapshots
+            .cells
+            .lock()
+            .await
+            .entry((backend, fixture))
+            .or_default()
+            .clone();
+        cell.get_or_init(|| async {
+            match self.make_snapshot(backend, fixture).await {
+                Ok(s) => Some(Arc::new(s)),
+                Err(e) => {
+                    eprintln!(
+                        "grantgate: no {fixture} snapshot on {backend} ({}); each trial makes its own fixtures",
+                        self.secrets.redact(&e)
+                    );
+                    None
+                }
+            }
+        })
+        .await
+        .clone()
+    }
+
+    async fn make_snapshot(
+        &self,
+        backend: Backend,
+        fixture: &'static str,
+    ) -> Result<Snapshot, String> {
+        let runtime = self
+            .process_runtime()
+            .ok_or("snapshots are for the process runtime")?;
+        let seed = Seed {
+            admin: runtime.new_admin(),
+            secret_key: self.secrets.mint("gg-core-key"),
+            database: None,
+        };
+        let spec = StackSpec {
+            name: format!("{backend}-snapshot-{fixture}"),
+            backend,
+            extra_env: self.config.core_env.clone(),
+            seed: Some(seed.clone()),
+        };
+        let stack = self.runtime.start(spec).await.map_err(|e| e.to_string())?;
+        let journal = Journal::new(self.secrets.clone());
+        let made = async {
+            let setup = SetupClient::connect(&stack.base_url, &seed.admin, journal.clone()).await?;
+            let version = setup.version().await?;
+            identity::expect_contract_and_backend(&journal, &version, backend)?;
+            let applied = Fixture::named(fixture)?.apply(&setup).await?;
+            Ok::<_, crate::vocab::Abort>((setup.token().to_owned(), applied))
+        }
+        .await;
+        let (database, dir) = stack.stop_keeping_database().await;
+        let (admin_token, applied) = made.map_err(|a| format!("{a:?}"))?;
+        let copy = match (backend, &database, &dir) {
+            (Backend::Sqlite, _, Some(dir)) => SnapshotDb::SqliteFile(dir.path().join("core.db")),
+            (Backend::Postgres, Some(db), _) => {
+                SnapshotDb::Postgres(db.name().ok_or("no database name")?)
+            }
+            _ => return Err("the snapshot stack kept no database".into()),
+        };
+        Ok(Snapshot {
+            seed: Seed {
+                database: Some(copy),
+                ..seed
+            },
+            admin_token,
+            applied,
+            _database: database,
+            _dir: dir,
+        })
+    }
+}
