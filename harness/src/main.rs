@@ -41,6 +41,19 @@ enum Command {
     /// Run the catalogue cleanly, then against every built-in fault of a
     /// `faults` build, and write the kill matrix (docs/faults.md).
     Selftest(SelftestArgs),
+    /// Join the reports of a sharded run (`run --shard K/N` on several
+    /// machines) into one report, JUnit and manifest, parity compared.
+    Merge(MergeArgs),
+}
+
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// The shards' report directories (`reports/<run-id>/`) or report.json files.
+    #[arg(required = true)]
+    shards: Vec<PathBuf>,
+    /// Where the merged reports/<run-id>/ is written.
+    #[arg(long, default_value = "reports")]
+    report_dir: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -95,6 +108,11 @@ struct RunArgs {
     /// How many stacks run at once (default: the number of cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Run only shard K of N (stable: a scenario stays in its shard as the
+    /// catalogue grows; its backend and parity trials stay together). Join
+    /// the shards' reports with `grantgate merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<grantgate_engine::runner::schedule::Shard>,
     /// The Core binary to gate (default: refcore next to grantgate).
     #[arg(long, env = "GRANTGATE_CORE_BIN")]
     core_bin: Option<PathBuf>,
@@ -148,6 +166,7 @@ fn main() -> ExitCode {
         Command::List(_) => unreachable!("answered above"),
         Command::Run(args) => rt.block_on(run(args)),
         Command::Selftest(args) => rt.block_on(selftest(args)),
+        Command::Merge(args) => merge(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -212,6 +231,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let config = RunConfig::builder()
         .backends(args.selection.backends)
         .filter(args.selection.filter)
+        .shard(args.shard)
         .jobs(args.jobs.unwrap_or_else(default_jobs))
         .core_bin(args.core_bin)
         .adapter_bin(args.adapter_bin)
@@ -257,15 +277,47 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(e).context("writing the report"),
     }
-    Ok(if cancel.is_cancelled() {
+    Ok(exit_code(&counts, cancel.is_cancelled()))
+}
+
+fn merge(args: MergeArgs) -> anyhow::Result<u8> {
+    use grantgate_engine::report::merge;
+    let shards = args
+        .shards
+        .iter()
+        .map(|p| merge::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let run_id = format!("{}-merged", grantgate_engine::runner::run::new_run_id());
+    let report = merge::merge(&run_id, shards, &catalogue())?;
+    // Shard reports are redacted already; nothing new to register.
+    let secrets = grantgate_engine::secrets::SecretRegistry::new();
+    let dir = grantgate_engine::report::write_all(&report, &args.report_dir, &secrets)
+        .context("writing the merged report")?;
+    let c = report.counts();
+    println!(
+        "merged {} shard(s): {} passed, {} failed, {} errored, {} not applicable",
+        args.shards.len(),
+        c.passed,
+        c.failed,
+        c.errored,
+        c.not_applicable
+    );
+    println!("report: {}", dir.join("index.html").display());
+    Ok(exit_code(&c, false))
+}
+
+/// 130 interrupted, 1 a contract failure, 2 only harness or environment
+/// errors, 0 otherwise.
+fn exit_code(c: &grantgate_engine::report::model::Counts, interrupted: bool) -> u8 {
+    if interrupted {
         130
-    } else if counts.failed > 0 {
+    } else if c.failed > 0 {
         1
-    } else if counts.errored > 0 {
+    } else if c.errored > 0 {
         2
     } else {
         0
-    })
+    }
 }
 
 async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {

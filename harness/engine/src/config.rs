@@ -19,6 +19,8 @@ pub struct RunConfig {
     pub backends: Vec<Backend>,
     /// Keep only trials whose name contains this.
     pub filter: Option<String>,
+    /// Keep only the scenarios of this shard (`--shard K/N`).
+    pub shard: Option<crate::runner::schedule::Shard>,
     /// How many stacks run at once.
     pub jobs: usize,
     /// The Core binary to gate; default: `refcore` next to the harness.
@@ -54,6 +56,7 @@ impl RunConfig {
             config: RunConfig {
                 backends: Backend::ALL.to_vec(),
                 filter: None,
+                shard: None,
                 jobs: default_jobs(),
                 core_bin: None,
                 adapter_bin: None,
@@ -113,6 +116,12 @@ impl RunConfigBuilder {
     /// Trial-name filter.
     pub fn filter(mut self, filter: Option<String>) -> Self {
         self.config.filter = filter;
+        self
+    }
+
+    /// One shard of the catalogue (`--shard K/N`), or all of it.
+    pub fn shard(mut self, shard: Option<crate::runner::schedule::Shard>) -> Self {
+        self.config.shard = shard;
         self
     }
 

@@ -9,6 +9,7 @@ pub mod html;
 pub mod json;
 pub mod junit;
 pub mod manifest;
+pub mod merge;
 pub mod model;
 pub mod write;
 

@@ -7,6 +7,7 @@ pub mod identity;
 pub mod parity;
 pub mod probes;
 pub mod run;
+pub mod schedule;
 pub mod signals;
 pub mod snapshot;
 pub mod trial;

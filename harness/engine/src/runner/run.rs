@@ -142,11 +142,15 @@ impl Engine {
 
     /// The trials of `scenarios` this configuration selects.
     pub fn trials(&self, scenarios: &[Scenario]) -> Vec<Trial> {
-        trials(
+        let mut selected = trials(
             scenarios,
             &self.config.backends,
             self.config.filter.as_deref(),
-        )
+        );
+        if let Some(shard) = self.config.shard {
+            selected.retain(|t| shard.holds(t.scenario.id));
+        }
+        selected
     }
 
     /// Runs every trial, at most `jobs` at once, and returns the report.
@@ -178,6 +182,8 @@ impl Engine {
             total: trials.len() + parity_count,
             jobs: self.config.jobs,
         });
+        let history = super::schedule::history(&self.config.report_dir);
+        let trials = super::schedule::longest_first(trials, &history);
         let mut results: Vec<ScenarioResult> = futures::stream::iter(trials)
             .map(|t| async move {
                 if cancel.is_cancelled() {
@@ -277,7 +283,7 @@ impl Engine {
 }
 
 /// A run id that sorts by time: `20260101T120000Z-1a2b3c4d`.
-fn new_run_id() -> String {
+pub fn new_run_id() -> String {
     let now = time::OffsetDateTime::now_utc();
     let stamp = now
         .format(time::macros::format_description!(

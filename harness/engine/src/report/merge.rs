@@ -1,0 +1,102 @@
+//! `grantgate merge`: the reports of a sharded run (`--shard K/N` on several
+//! machines) joined into one, as if one machine had run it all: results in
+//! catalogue order, parity compared again over the joined results, one
+//! verdict, every format written anew.
+
+use crate::error::{HarnessError, Result};
+use crate::report::model::{BackendEnvironment, RunReport, ScenarioResult};
+use crate::runner::catalogue::Scenario;
+use crate::runner::parity;
+use crate::vocab::PARITY;
+
+/// Joins `shards` (each a run's `report.json`) under the id `run_id`. A
+/// trial that appears in two shards means the shards overlap: an error, not
+/// a guess. `catalogue` orders the results and names the parity scenarios.
+pub fn merge(run_id: &str, shards: Vec<RunReport>, catalogue: &[Scenario]) -> Result<RunReport> {
+    let first = shards
+        .first()
+        .ok_or_else(|| HarnessError::Config("merge needs at least one report".into()))?;
+    let started_at = shards
+        .iter()
+        .map(|s| s.started_at.clone())
+        .min()
+        .unwrap_or_default();
+    let mut environment = first.environment.clone();
+    let mut results: Vec<ScenarioResult> = Vec::new();
+    for shard in &shards {
+        for backend in &shard.environment.backends {
+            if !environment
+                .backends
+                .iter()
+                .any(|b| b.backend == backend.backend)
+            {
+                environment
+                    .backends
+                    .push(BackendEnvironment::clone(backend));
+            }
+        }
+        for r in shard.results.iter().filter(|r| r.backend != PARITY) {
+            if results.iter().any(|seen| seen.name == r.name) {
+                return Err(HarnessError::Config(format!(
+                    "trial {} is in more than one report: the shards overlap",
+                    r.name
+                )));
+            }
+            results.push(r.clone());
+        }
+    }
+    let position = |r: &ScenarioResult| {
+        let scenario = catalogue.iter().position(|s| s.id == r.scenario);
+        (scenario.unwrap_or(usize::MAX), r.backend.clone())
+    };
+    results.sort_by_key(position);
+    let backends = environment.backends.len();
+    for scenario in catalogue.iter().filter(|s| s.parity) {
+        let ran: Vec<&ScenarioResult> = results
+            .iter()
+            .filter(|r| r.scenario == scenario.id)
+            .collect();
+        if backends >= 2 && ran.len() == backends {
+            let judged = parity::compare(scenario, &ran);
+            results.push(judged);
+        }
+    }
+    Ok(RunReport {
+        run_id: run_id.to_owned(),
+        started_at,
+        duration_ms: shards.iter().map(|s| s.duration_ms).max().unwrap_or(0),
+        environment,
+        results,
+    })
+}
+
+/// Reads a run's `report.json` from its report directory (or the file).
+pub fn read(path: &std::path::Path) -> Result<RunReport> {
+    let file = if path.is_dir() {
+        path.join("report.json")
+    } else {
+        path.to_owned()
+    };
+    let bytes = std::fs::read(&file).map_err(|e| HarnessError::io(&file, e))?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        HarnessError::Config(format!("{}: not a grantgate report: {e}", file.display()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::tests::sample;
+
+    #[test]
+    fn shards_join_in_catalogue_order_and_overlaps_are_refused() {
+        let mut a = sample();
+        let mut b = sample();
+        a.results.retain(|r| r.backend == "sqlite");
+        b.results.retain(|r| r.backend == "postgres");
+        let merged = merge("m", vec![b.clone(), a.clone()], &[]).unwrap();
+        assert_eq!(merged.results.len(), a.results.len() + b.results.len());
+        assert!(merged.results.iter().all(|r| r.backend != PARITY));
+        assert!(merge("m", vec![a.clone(), a], &[]).is_err());
+    }
+}
