@@ -1,5 +1,5 @@
 //! refcore: the reference Core of the agent work grant contract
-//! (`/work/shared/spec/agent-work-grant-v1.md` §1–§5) on SQLite and
+//! (`docs/spec.md` §1–§5) on SQLite and
 //! PostgreSQL.
 //!
 //! A tour, from the outside in:
