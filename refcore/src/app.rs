@@ -6,10 +6,11 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{delete, get, post, put};
+use axum::routing::{MethodRouter, delete, get, post, put};
 
-use crate::api::{grants, issues, meta, setup};
+use crate::api::{grants, issues, meta, replay_cache, setup};
 use crate::error::{AppError, PageError};
+use crate::faults::fault;
 use crate::state::AppState;
 use crate::web;
 
@@ -29,7 +30,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/agent-work-grants", get(grants::grants_list))
         .route(grant, get(grants::grants_get))
         .route(&format!("{grant}/confirm"), post(grants::grants_confirm))
-        .route(&format!("{grant}/issues"), post(grants::grants_submit))
+        .route(&format!("{grant}/issues"), submit_route())
         .route(
             &format!("{grant}/submissions/{{key}}"),
             get(grants::submissions_get),
@@ -44,7 +45,9 @@ pub fn app(state: AppState) -> Router {
         )
         .route(
             "/v1/repos/{owner}/{repo}/issues/{index}",
-            get(issues::issues_get).delete(issues::issues_delete),
+            get(issues::issues_get)
+                .patch(issues::issues_edit)
+                .delete(issues::issues_delete),
         )
         .route(
             "/v1/repos/{owner}/{repo}/collaborators/{login}",
@@ -97,6 +100,17 @@ pub fn app(state: AppState) -> Router {
     crate::variants::wrap(router, &state)
         .layer(middleware::from_fn(log_request))
         .with_state(state)
+}
+
+/// The submit route; under the `replay-served-from-cache` fault, behind a
+/// response cache that answers identical requests before authentication.
+fn submit_route() -> MethodRouter<AppState> {
+    let route = post(grants::grants_submit);
+    if fault!(ReplayServedFromCache) {
+        route.layer(middleware::from_fn(replay_cache::serve))
+    } else {
+        route
+    }
 }
 
 async fn api_not_found() -> AppError {

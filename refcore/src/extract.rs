@@ -65,6 +65,14 @@ impl JsonBody {
         self.bytes.is_empty()
     }
 
+    /// SHA-256 of the raw body bytes, hex: only the
+    /// `replay-compares-raw-bytes` fault uses it (requests are compared
+    /// decoded).
+    pub fn sha256_hex(&self) -> String {
+        use sha2::{Digest, Sha256};
+        hex::encode(Sha256::digest(&self.bytes))
+    }
+
     /// Decodes the body as `T` (which should deny unknown fields).
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, AppError> {
         if !self.json_content_type {

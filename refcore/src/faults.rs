@@ -153,10 +153,18 @@ mod catalogue {
         CsrfTtlIgnored,
         /// The grant list without `state` includes revoked grants.
         ListDefaultIncludesRevoked,
+        /// Replay compares with the live Issue's title and body, not the stored input.
+        ReplayComparesLiveIssue,
+        /// An identical replay writes the stored title and body back into the Issue.
+        ReplayRewritesIssue,
+        /// Replay compares the raw request bytes, not the decoded JSON.
+        ReplayComparesRawBytes,
+        /// Identical replays are answered from a cache before authentication.
+        ReplayServedFromCache,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 31] = [
+    pub const ALL: [(Fault, &str); 35] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -212,6 +220,10 @@ mod catalogue {
             Fault::ListDefaultIncludesRevoked,
             "list-default-includes-revoked",
         ),
+        (Fault::ReplayComparesLiveIssue, "replay-compares-live-issue"),
+        (Fault::ReplayRewritesIssue, "replay-rewrites-issue"),
+        (Fault::ReplayComparesRawBytes, "replay-compares-raw-bytes"),
+        (Fault::ReplayServedFromCache, "replay-served-from-cache"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

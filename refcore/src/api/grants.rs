@@ -128,10 +128,10 @@ pub async fn grants_submit(
     State(state): State<AppState>,
     caller: Caller,
     ApiPath((owner, repo, id)): ApiPath<(String, String, String)>,
-    body: JsonBody,
+    raw: JsonBody,
 ) -> Result<Response, AppError> {
     caller.require(if fault!(ScopeUnchecked) { READ } else { WRITE })?;
-    let body: SubmitBody = body.parse()?;
+    let body: SubmitBody = raw.parse()?;
     validate::request_key(&body.request_key)?;
     validate::title(&body.title)?;
     validate::body(&body.body)?;
@@ -145,6 +145,7 @@ pub async fn grants_submit(
         request_key: body.request_key,
         title: body.title,
         body: body.body,
+        raw_digest: fault!(ReplayComparesRawBytes).then(|| raw.sha256_hex()),
     };
     let (outcome, json) = agent::submit(&state, &caller, &owner, &repo, id, &request).await?;
     let status = match outcome {

@@ -98,6 +98,41 @@ pub async fn issues_create(
     Ok((StatusCode::CREATED, Json(issue)).into_response())
 }
 
+/// The edit body: either member may be left out (Forgejo's `EditIssueOption`,
+/// narrowed to the text).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditIssueBody {
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    body: Option<String>,
+}
+
+/// `PATCH /api/v1/repos/{owner}/{repo}/issues/{index}` (poster or repository
+/// admin) → 201 Issue, as Forgejo answers an edit.
+pub async fn issues_edit(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath((owner, repo, index)): ApiPath<(String, String, String)>,
+    body: JsonBody,
+) -> Result<Response, AppError> {
+    caller.require(&["write:issue"])?;
+    let body: EditIssueBody = body.parse()?;
+    let index = path_id(&index)?;
+    let issue = issues::edit(
+        &state,
+        &caller.user,
+        &owner,
+        &repo,
+        index,
+        body.title.as_deref(),
+        body.body.as_deref(),
+    )
+    .await?;
+    Ok((StatusCode::CREATED, Json(issue)).into_response())
+}
+
 /// `DELETE /api/v1/repos/{owner}/{repo}/issues/{index}` (repo or site admin).
 pub async fn issues_delete(
     State(state): State<AppState>,

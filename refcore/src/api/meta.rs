@@ -14,9 +14,16 @@ pub const OPENAPI: &str = include_str!("../openapi.json");
 
 /// The optional extensions refcore supports beyond the contract, as it
 /// declares them to a gate (`docs/contract.md`, "Extensions"): the
-/// `CORE_CSRF_TTL_SECS` launch variable and the `PATCH
-/// /api/v1/repos/{owner}/{repo}` `{private}` setup route.
-pub const EXTENSIONS: &[&str] = &["CORE_CSRF_TTL_SECS", "repo-visibility"];
+/// `CORE_CSRF_TTL_SECS` launch variable, the `PATCH
+/// /api/v1/repos/{owner}/{repo}` `{private}` setup route (`repo-visibility`),
+/// the `PATCH …/issues/{index}` `{title?, body?}` edit (`issue-edit`) and
+/// `DELETE /api/v1/users/{login}/tokens/{id}` (`token-delete`).
+pub const EXTENSIONS: &[&str] = &[
+    "CORE_CSRF_TTL_SECS",
+    "repo-visibility",
+    "issue-edit",
+    "token-delete",
+];
 
 /// `GET /api/v1/version`.
 pub async fn version_get(State(state): State<AppState>) -> Json<serde_json::Value> {

@@ -6,4 +6,5 @@ pub mod grants;
 pub mod issues;
 pub mod meta;
 pub mod pagination;
+pub mod replay_cache;
 pub mod setup;

@@ -165,6 +165,23 @@ pub async fn count(conn: &mut AnyConnection, repo_id: i64) -> Result<i64, sqlx::
     row.try_get("n")
 }
 
+/// Replaces an Issue's title and body (an edit through the setup surface).
+/// A receipt keeps the text as submitted: it lives in its own row.
+pub async fn update_text(
+    conn: &mut AnyConnection,
+    id: i64,
+    title: &str,
+    body: &str,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE issues SET title = $1, body = $2 WHERE id = $3")
+        .bind(title)
+        .bind(body)
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// Deletes an Issue. Its receipt, if any, stays: that is the tombstone.
 pub async fn delete(conn: &mut AnyConnection, id: i64) -> Result<bool, sqlx::Error> {
     let done = sqlx::query("DELETE FROM issues WHERE id = $1")

@@ -174,6 +174,9 @@ pub struct SubmitRequest {
     pub title: String,
     /// Issue body.
     pub body: String,
+    /// SHA-256 of the request's raw bytes: set only under the
+    /// `replay-compares-raw-bytes` fault (replay compares decoded JSON).
+    pub raw_digest: Option<String>,
 }
 
 /// Whether a submission made a new Issue or replayed a stored one.
@@ -232,7 +235,29 @@ pub async fn submit(
         db::submissions::find(&mut tx, grant.id, &request.request_key).await?
     };
     if let Some(existing) = existing {
-        let changed = existing.title != request.title || existing.body != request.body;
+        // Spec §10: the stored input, decoded, is what a replay is compared
+        // with; the handler decoded this request, so member order,
+        // whitespace and escapes are gone, and a later edit of the Issue
+        // does not reach the receipt's copy of the text.
+        let live = if fault!(ReplayComparesLiveIssue) {
+            db::issues::by_id(&mut tx, existing.issue_id).await?
+        } else {
+            None
+        };
+        let (title, body) = live
+            .as_ref()
+            .map_or((existing.title.as_str(), existing.body.as_str()), |i| {
+                (i.title.as_str(), i.body.as_str())
+            });
+        let first_raw = if fault!(ReplayComparesRawBytes) {
+            raw_digests::first(grant.id, &request.request_key)
+        } else {
+            None
+        };
+        let changed = match first_raw {
+            Some(first) => request.raw_digest.as_deref() != Some(first.as_str()),
+            None => title != request.title || body != request.body,
+        };
         if changed && !fault!(ChangedPayloadAccepted) {
             return Err(AppError::conflict(
                 "request_key was already used with a different payload",
@@ -240,6 +265,10 @@ pub async fn submit(
         }
         if fault!(ReplayCreatesSecondIssue) {
             db::issues::insert(&mut tx, &issue).await?;
+        }
+        if fault!(ReplayRewritesIssue) {
+            db::issues::update_text(&mut tx, existing.issue_id, &request.title, &request.body)
+                .await?;
         }
         tx.commit().await?;
         return Ok((SubmitOutcome::Replayed, pair(&grant, &existing)));
@@ -273,6 +302,9 @@ pub async fn submit(
         .await?
         .ok_or_else(|| AppError::Internal("submission vanished in its transaction".into()))?;
     tx.commit().await?;
+    if let Some(raw) = &request.raw_digest {
+        raw_digests::record(grant.id, &request.request_key, raw);
+    }
     Ok((SubmitOutcome::Created, pair(&grant, &stored)))
 }
 
@@ -309,5 +341,27 @@ fn pair(grant: &Grant, submission: &Submission) -> GrantSubmissionJson {
     GrantSubmissionJson {
         grant: grant.to_json(),
         submission: submission.to_json(),
+    }
+}
+
+/// The raw-byte digest of each key's first submission, in this process's
+/// memory: only the `replay-compares-raw-bytes` fault records or reads them
+/// (a replay is compared with the stored, decoded input).
+mod raw_digests {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    static FIRST: Mutex<BTreeMap<(i64, String), String>> = Mutex::new(BTreeMap::new());
+
+    /// Remembers the digest of `key`'s first submission in `grant`.
+    pub fn record(grant: i64, key: &str, digest: &str) {
+        if let Ok(mut map) = FIRST.lock() {
+            map.insert((grant, key.to_owned()), digest.to_owned());
+        }
+    }
+
+    /// The digest of `key`'s first submission in `grant`, if recorded.
+    pub fn first(grant: i64, key: &str) -> Option<String> {
+        FIRST.lock().ok()?.get(&(grant, key.to_owned())).cloned()
     }
 }

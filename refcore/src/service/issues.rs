@@ -105,6 +105,45 @@ pub async fn get(
         .ok_or(AppError::NotFound)
 }
 
+/// Edits the title and/or body of Issue `index` (as Forgejo's `PATCH`):
+/// its poster or a repository admin may; anyone else who can see it gets
+/// 403. Text rules are those of a new Issue. The Issue's grant binding and a
+/// submission's stored input never change: a receipt keeps the text as
+/// submitted, and replay compares with that (spec §10).
+pub async fn edit(
+    state: &AppState,
+    user: &UserRow,
+    owner: &str,
+    repo: &str,
+    index: i64,
+    title: Option<&str>,
+    body: Option<&str>,
+) -> Result<IssueJson, AppError> {
+    if let Some(title) = title {
+        validate::title(title)?;
+    }
+    if let Some(body) = body {
+        validate::body(body)?;
+    }
+    let mut tx = state.db.begin_write().await?;
+    let (repo, perm) = access::visible_repo(&mut tx, Some(user), owner, repo).await?;
+    let issue = db::issues::by_index(&mut tx, repo.id, index)
+        .await?
+        .ok_or(AppError::NotFound)?;
+    if issue.poster_id != user.id && perm < Permission::Admin {
+        return Err(AppError::forbidden(
+            "only the poster or a repository admin may edit an issue",
+        ));
+    }
+    let (title, body) = (title.unwrap_or(&issue.title), body.unwrap_or(&issue.body));
+    db::issues::update_text(&mut tx, issue.id, title, body).await?;
+    let edited = db::issues::by_id(&mut tx, issue.id)
+        .await?
+        .ok_or_else(|| AppError::Internal("issue vanished in its transaction".into()))?;
+    tx.commit().await?;
+    Ok(to_json(state, &edited))
+}
+
 /// One page of a repository's Issues and their total.
 pub async fn list(
     state: &AppState,

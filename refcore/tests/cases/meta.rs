@@ -26,7 +26,13 @@ pub async fn version_and_health(env: Arc<Env>) -> TestResult {
     check!(v["database"] == env.backend.name(), "database {v}");
     check!(v["version"].is_string(), "version {v}");
     check!(
-        v["extensions"] == serde_json::json!(["CORE_CSRF_TTL_SECS", "repo-visibility"]),
+        v["extensions"]
+            == serde_json::json!([
+                "CORE_CSRF_TTL_SECS",
+                "repo-visibility",
+                "issue-edit",
+                "token-delete"
+            ]),
         "extensions {v}"
     );
     api.get("/api/healthz", &Auth::None)

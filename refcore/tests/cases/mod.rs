@@ -6,6 +6,7 @@ mod auth;
 mod bad_input;
 mod browser;
 mod concurrency;
+mod exact_replay;
 mod faults;
 mod grants;
 mod lifecycle;
@@ -52,6 +53,9 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(pages::issue_page),
         trial!(concurrency::twenty_identical_submissions),
         trial!(concurrency::twenty_approvals),
+        trial!(exact_replay::decoded_json),
+        trial!(exact_replay::issue_edit),
+        trial!(exact_replay::token_delete),
     ];
     #[cfg(not(feature = "faults"))]
     list.extend([
