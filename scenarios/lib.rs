@@ -25,6 +25,9 @@ pub mod adapter_faults;
 pub mod adapter_responses;
 pub mod adapter_errors;
 pub mod privilege;
+pub mod authority;
+pub mod sessions;
+pub mod validation;
 pub mod flows;
 
 use grantgate_engine::prelude::Scenario;
@@ -48,6 +51,9 @@ pub fn catalogue() -> Vec<Scenario> {
         adapter_responses::scenarios(),
         adapter_errors::scenarios(),
         privilege::scenarios(),
+        authority::scenarios(),
+        sessions::scenarios(),
+        validation::scenarios(),
     ];
     families.concat()
 }
