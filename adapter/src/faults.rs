@@ -100,10 +100,12 @@ mod catalogue {
         AdapterForwardsWrongCredential,
         /// Submit and readback publish a receipt without the consistency check.
         AdapterPublishesInconsistentReceipt,
+        /// Submit takes `requestId` or `request_id` as another name for `request_key`.
+        AdapterAcceptsRequestId,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 7] = [
+    pub const ALL: [(Fault, &str); 8] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -123,6 +125,7 @@ mod catalogue {
             Fault::AdapterPublishesInconsistentReceipt,
             "adapter-publishes-inconsistent-receipt",
         ),
+        (Fault::AdapterAcceptsRequestId, "adapter-accepts-request-id"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -31,6 +31,10 @@ pub const STATES: &[&str] = &[
     "all",
 ];
 
+/// Other names of the request key (ADR 0047 says `requestId`): refused as
+/// unknown inputs; only the `adapter-accepts-request-id` fault takes them.
+pub const REQUEST_KEY_ALIASES: &[&str] = &["requestId", "request_id"];
+
 /// A view over one call's arguments that knows which names are allowed.
 #[derive(Debug)]
 pub struct Args<'a> {
@@ -143,6 +147,12 @@ impl<'a> Args<'a> {
         #[cfg(feature = "faults")]
         if fault!(AdapterInventsRequestKey) && self.get("request_key").is_none() {
             return Ok(crate::faults::invented_key());
+        }
+        if fault!(AdapterAcceptsRequestId) && self.get("request_key").is_none() {
+            let alias = REQUEST_KEY_ALIASES.iter().find_map(|n| self.get(n));
+            if let Some(key) = alias.and_then(Value::as_str) {
+                return Ok(key.to_owned());
+            }
         }
         let key = string("request_key", self.required("request_key")?)?;
         if !is_uuid_v4(key) {

@@ -13,9 +13,10 @@ use super::{Ctx, tool};
 use crate::{
     check::{self, Expect},
     error::ToolError,
+    faults::fault,
     schema,
     upstream::Op,
-    validate::Args,
+    validate::{self, Args},
 };
 
 const SUBMIT_ADVICE: &str = "Read back with get_agent_work_submission using the same owner, repo, grant_id and request_key; never submit with a new key.";
@@ -82,7 +83,13 @@ pub fn definitions() -> Vec<Tool> {
 
 /// `submit_agent_work_proposal`: one POST, never repeated; 201 new, 200 replay.
 pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
-    let args = Args::new(args, SUBMIT_FIELDS)?;
+    let aliases = if fault!(AdapterAcceptsRequestId) {
+        validate::REQUEST_KEY_ALIASES
+    } else {
+        &[]
+    };
+    let allowed: Vec<&str> = SUBMIT_FIELDS.iter().chain(aliases).copied().collect();
+    let args = Args::new(args, &allowed)?;
     let (owner, repo, grant_id) = (
         args.segment("owner")?,
         args.segment("repo")?,

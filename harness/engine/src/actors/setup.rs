@@ -185,7 +185,9 @@ impl SetupClient {
         let token = token_of(&answer, login)?;
         register_token(&self.journal, &token);
         let id = answer.json()?["id"].as_i64().ok_or_else(|| {
-            Abort::failed(format!("setup: token answer for {login} has no integer `id`"))
+            Abort::failed(format!(
+                "setup: token answer for {login} has no integer `id`"
+            ))
         })?;
         Ok((id, token))
     }
