@@ -25,6 +25,9 @@ pub mod adapter_faults;
 pub mod adapter_responses;
 pub mod adapter_errors;
 pub mod privilege;
+pub mod authority;
+pub mod sessions;
+pub mod validation;
 pub mod exact_replay;
 pub mod exact_replay_access;
 pub mod flows;
@@ -50,6 +53,9 @@ pub fn catalogue() -> Vec<Scenario> {
         adapter_responses::scenarios(),
         adapter_errors::scenarios(),
         privilege::scenarios(),
+        authority::scenarios(),
+        sessions::scenarios(),
+        validation::scenarios(),
         exact_replay::scenarios(),
         exact_replay_access::scenarios(),
     ];

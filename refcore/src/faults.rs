@@ -153,6 +153,24 @@ mod catalogue {
         CsrfTtlIgnored,
         /// The grant list without `state` includes revoked grants.
         ListDefaultIncludesRevoked,
+        /// Submit accepts an `awaiting_agent` or `awaiting_human` grant.
+        SubmitBeforeApproval,
+        /// Approve takes an `awaiting_agent` grant straight to `active`.
+        ApproveBeforeConfirmation,
+        /// A write collaborator opens the grant pages and posts their forms.
+        WriteCollaboratorAdministersGrants,
+        /// Logout clears the cookie but keeps the session alive.
+        LogoutKeepsSession,
+        /// The session cookie lacks `HttpOnly`.
+        SessionCookieNotHttpOnly,
+        /// Submit skips the 255-character title limit.
+        TitleLimitOff,
+        /// Submit skips the 262,144-byte body limit.
+        BodyLimitOff,
+        /// A request without any credential is 404 instead of 401.
+        MissingCredentialAnswers404,
+        /// A blank (empty or whitespace-only) title is accepted.
+        BlankTitleAccepted,
         /// Replay compares with the live Issue's title and body, not the stored input.
         ReplayComparesLiveIssue,
         /// An identical replay writes the stored title and body back into the Issue.
@@ -164,7 +182,7 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 35] = [
+    pub const ALL: [(Fault, &str); 44] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -220,6 +238,27 @@ mod catalogue {
             Fault::ListDefaultIncludesRevoked,
             "list-default-includes-revoked",
         ),
+        (Fault::SubmitBeforeApproval, "submit-before-approval"),
+        (
+            Fault::ApproveBeforeConfirmation,
+            "approve-before-confirmation",
+        ),
+        (
+            Fault::WriteCollaboratorAdministersGrants,
+            "write-collaborator-administers-grants",
+        ),
+        (Fault::LogoutKeepsSession, "logout-keeps-session"),
+        (
+            Fault::SessionCookieNotHttpOnly,
+            "session-cookie-not-httponly",
+        ),
+        (Fault::TitleLimitOff, "title-limit-off"),
+        (Fault::BodyLimitOff, "body-limit-off"),
+        (
+            Fault::MissingCredentialAnswers404,
+            "missing-credential-answers-404",
+        ),
+        (Fault::BlankTitleAccepted, "blank-title-accepted"),
         (Fault::ReplayComparesLiveIssue, "replay-compares-live-issue"),
         (Fault::ReplayRewritesIssue, "replay-rewrites-issue"),
         (Fault::ReplayComparesRawBytes, "replay-compares-raw-bytes"),

@@ -11,6 +11,7 @@ use super::secrets;
 use crate::db::{self, users::UserRow};
 use crate::domain::scopes::Scopes;
 use crate::error::AppError;
+use crate::faults::fault;
 use crate::state::AppState;
 
 /// An authenticated API caller: the user and what the credential allows.
@@ -74,6 +75,7 @@ impl FromRequestParts<AppState> for Caller {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
         match MaybeCaller::from_request_parts(parts, state).await? {
             MaybeCaller(Some(caller)) => Ok(caller),
+            MaybeCaller(None) if fault!(MissingCredentialAnswers404) => Err(AppError::NotFound),
             MaybeCaller(None) => Err(AppError::Unauthorized(
                 "authentication required".to_string(),
             )),

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::digest::{SCHEMA, VERSION};
 use super::json::UserRef;
 use crate::error::AppError;
+use crate::faults::fault;
 
 /// A grant's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +66,11 @@ impl Transition {
         match (self, from) {
             (Transition::Confirm, GrantState::AwaitingAgent) => Ok(GrantState::AwaitingHuman),
             (Transition::Approve, GrantState::AwaitingHuman) => Ok(GrantState::Active),
+            (Transition::Approve, GrantState::AwaitingAgent)
+                if fault!(ApproveBeforeConfirmation) =>
+            {
+                Ok(GrantState::Active)
+            }
             (Transition::Withdraw, GrantState::Revoked) => {
                 Err(AppError::conflict("grant is already revoked"))
             }

@@ -213,7 +213,12 @@ pub async fn submit(
     )
     .await?;
     let revoked_passes = fault!(RevokedGrantAcceptsSubmit) && grant.state == GrantState::Revoked;
-    if grant.state != GrantState::Active && !revoked_passes {
+    let unapproved_passes = fault!(SubmitBeforeApproval)
+        && matches!(
+            grant.state,
+            GrantState::AwaitingAgent | GrantState::AwaitingHuman
+        );
+    if grant.state != GrantState::Active && !revoked_passes && !unapproved_passes {
         return Err(AppError::conflict(format!(
             "grant is {}, only an active grant accepts submissions",
             grant.state.as_str()

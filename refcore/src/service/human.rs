@@ -20,7 +20,8 @@ pub async fn admin_repo(
 ) -> Result<RepoRow, AppError> {
     let mut conn = db.conn().await?;
     let (repo, perm) = access::visible_repo(&mut conn, Some(user), owner, repo).await?;
-    if perm < Permission::Admin {
+    let writer_passes = fault!(WriteCollaboratorAdministersGrants) && perm >= Permission::Write;
+    if perm < Permission::Admin && !writer_passes {
         return Err(AppError::NotFound);
     }
     Ok(repo)

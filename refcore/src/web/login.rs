@@ -11,6 +11,7 @@ use crate::auth::secrets;
 use crate::db;
 use crate::error::{AppError, PageError};
 use crate::extract::FormBody;
+use crate::faults::fault;
 use crate::state::AppState;
 
 /// The `X-Csrf-Token` header, the alternative to the `_csrf` field.
@@ -109,7 +110,9 @@ pub async fn logout_submit(
     FormBody(form): FormBody,
 ) -> Result<Response, PageError> {
     session.check_csrf(&state, &form, csrf_header(&headers))?;
-    if let Some(id) = &session.id {
+    if let Some(id) = &session.id
+        && !fault!(LogoutKeepsSession)
+    {
         session::destroy(&state, id).await?;
     }
     let cookie = session::set_cookie(&state, "", Some(0));

@@ -185,5 +185,10 @@ pub fn set_cookie(state: &AppState, value: &str, max_age: Option<i64>) -> String
     let age = max_age
         .map(|a| format!("; Max-Age={a}"))
         .unwrap_or_default();
-    format!("{COOKIE_NAME}={value}; Path=/; HttpOnly; SameSite=Lax{secure}{age}")
+    let http_only = if fault!(SessionCookieNotHttpOnly) {
+        ""
+    } else {
+        "; HttpOnly"
+    };
+    format!("{COOKIE_NAME}={value}; Path=/{http_only}; SameSite=Lax{secure}{age}")
 }
