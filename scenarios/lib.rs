@@ -28,6 +28,9 @@ pub mod privilege;
 pub mod authority;
 pub mod sessions;
 pub mod validation;
+pub mod adapter_inputs;
+pub mod adapter_tools;
+pub mod concurrency;
 pub mod exact_replay;
 pub mod exact_replay_access;
 pub mod flows;
@@ -56,6 +59,9 @@ pub fn catalogue() -> Vec<Scenario> {
         authority::scenarios(),
         sessions::scenarios(),
         validation::scenarios(),
+        adapter_inputs::scenarios(),
+        adapter_tools::scenarios(),
+        concurrency::scenarios(),
         exact_replay::scenarios(),
         exact_replay_access::scenarios(),
     ];

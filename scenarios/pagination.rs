@@ -29,7 +29,7 @@ const LIST_PATH: &str = "/api/v1/agent-work-grants";
 
 /// alice logs in and prepares `n` grants for lab-bot and one for other-bot,
 /// through the form; returns lab-bot's grant ids in preparation order.
-async fn prepared(ctx: &mut Ctx, n: usize) -> Step<Vec<i64>> {
+pub(crate) async fn prepared(ctx: &mut Ctx, n: usize) -> Step<Vec<i64>> {
     let alice = ctx.human("alice")?;
     ctx.step(&format!(
         "alice logs in and prepares {n} grants for lab-bot and one for other-bot through the form"
@@ -50,7 +50,12 @@ async fn prepared(ctx: &mut Ctx, n: usize) -> Step<Vec<i64>> {
 
 /// Reads one page through the adapter; anything but a success is a failure,
 /// and no page may claim to be a snapshot.
-async fn tool_page(ctx: &Ctx, bot: &Bot, page: i64, state: Option<&str>) -> Step<GrantListPage> {
+pub(crate) async fn tool_page(
+    ctx: &Ctx,
+    bot: &Bot,
+    page: i64,
+    state: Option<&str>,
+) -> Step<GrantListPage> {
     let reply = bot.list_grants(Some(page), state).await?;
     ctx.expect_tool_ok(&format!("list_agent_work_grants page {page}"), &reply)?;
     let list = reply.list()?;
@@ -112,7 +117,7 @@ fn expect_links(
 
 /// Checks that `read` holds each of `expected` exactly once, in ascending
 /// order.
-fn expect_exactly(ctx: &Ctx, what: &str, read: &[i64], expected: &[i64]) -> Step<()> {
+pub(crate) fn expect_exactly(ctx: &Ctx, what: &str, read: &[i64], expected: &[i64]) -> Step<()> {
     let mut want = expected.to_vec();
     want.sort_unstable();
     ctx.expect_eq(

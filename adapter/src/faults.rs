@@ -102,10 +102,14 @@ mod catalogue {
         AdapterPublishesInconsistentReceipt,
         /// Submit takes `requestId` or `request_id` as another name for `request_key`.
         AdapterAcceptsRequestId,
+        /// An unknown input is dropped and the call forwarded without it.
+        AdapterDropsUnknownInput,
+        /// A list page shorter than 30 is taken as the last one.
+        AdapterAssumesFullPages,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 8] = [
+    pub const ALL: [(Fault, &str); 10] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -126,6 +130,11 @@ mod catalogue {
             "adapter-publishes-inconsistent-receipt",
         ),
         (Fault::AdapterAcceptsRequestId, "adapter-accepts-request-id"),
+        (
+            Fault::AdapterDropsUnknownInput,
+            "adapter-drops-unknown-input",
+        ),
+        (Fault::AdapterAssumesFullPages, "adapter-assumes-full-pages"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

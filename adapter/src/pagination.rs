@@ -9,6 +9,7 @@
 use url::Url;
 
 use crate::check::Reason;
+use crate::faults::fault;
 
 /// The width the adapter asks for.
 pub const LIMIT: i64 = 30;
@@ -76,6 +77,7 @@ pub fn continuation(
             }
         }
     };
+    let has_more = has_more && !(fault!(AdapterAssumesFullPages) && returned < LIMIT);
     // The last representable page has no successor, whatever the headers say.
     let has_more = has_more && page < i64::MAX;
     Ok(Continuation {

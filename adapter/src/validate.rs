@@ -44,7 +44,7 @@ pub struct Args<'a> {
 impl<'a> Args<'a> {
     /// Refuses any argument whose name is not in `allowed` (the first one in name order).
     pub fn new(map: Option<&'a JsonObject>, allowed: &[&str]) -> Result<Self, ToolError> {
-        if let Some(map) = map {
+        if let Some(map) = map.filter(|_| !fault!(AdapterDropsUnknownInput)) {
             let mut unknown: Vec<&String> = map
                 .keys()
                 .filter(|k| !allowed.contains(&k.as_str()))

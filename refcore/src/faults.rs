@@ -179,10 +179,14 @@ mod catalogue {
         ReplayComparesRawBytes,
         /// Identical replays are answered from a cache before authentication.
         ReplayServedFromCache,
+        /// Submit looks the key up and writes the Issue before taking the grant lock.
+        ConcurrentSubmitsCreateIssues,
+        /// Approve/withdraw check the form's revision before taking the grant lock.
+        ConcurrentDecisionsBothApply,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 44] = [
+    pub const ALL: [(Fault, &str); 46] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -263,6 +267,14 @@ mod catalogue {
         (Fault::ReplayRewritesIssue, "replay-rewrites-issue"),
         (Fault::ReplayComparesRawBytes, "replay-compares-raw-bytes"),
         (Fault::ReplayServedFromCache, "replay-served-from-cache"),
+        (
+            Fault::ConcurrentSubmitsCreateIssues,
+            "concurrent-submits-create-issues",
+        ),
+        (
+            Fault::ConcurrentDecisionsBothApply,
+            "concurrent-decisions-both-apply",
+        ),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

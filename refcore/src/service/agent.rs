@@ -201,6 +201,11 @@ pub async fn submit(
     request: &SubmitRequest,
 ) -> Result<(SubmitOutcome, GrantSubmissionJson), AppError> {
     let db = &state.db;
+    let early_issue = if fault!(ConcurrentSubmitsCreateIssues) {
+        issue_before_lock(state, caller, owner, repo, grant_id, request).await?
+    } else {
+        None
+    };
     let mut tx = db.begin_write().await?;
     let grant = agent_grant(
         &mut tx,
@@ -278,7 +283,10 @@ pub async fn submit(
         tx.commit().await?;
         return Ok((SubmitOutcome::Replayed, pair(&grant, &existing)));
     }
-    let (issue_id, index) = db::issues::insert(&mut tx, &issue).await?;
+    let (issue_id, index) = match early_issue {
+        Some(made) => made,
+        None => db::issues::insert(&mut tx, &issue).await?,
+    };
     let html_url = state.issue_url(&grant.repo_owner, &grant.repo_name, index);
     let inserted = db::submissions::insert(
         &mut tx,
@@ -369,4 +377,63 @@ mod raw_digests {
     pub fn first(grant: i64, key: &str) -> Option<String> {
         FIRST.lock().ok()?.get(&(grant, key.to_owned())).cloned()
     }
+}
+
+/// How long the `concurrent-submits-create-issues` fault waits between its
+/// unlocked key lookup and its Issue write: wide enough that every request
+/// of a burst passes the lookup before the first receipt is stored, so the
+/// fault shows on every run, not by luck.
+const RACE_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Only the `concurrent-submits-create-issues` fault calls this (a real
+/// submission looks its key up and writes its Issue under the grant lock,
+/// in one transaction): the key is looked up without the lock and, when
+/// unused, the Issue is written and committed on its own. Concurrent
+/// identical submissions then each write an Issue; all but one find the
+/// receipt afterwards and answer as replays, leaving their Issues behind.
+async fn issue_before_lock(
+    state: &AppState,
+    caller: &Caller,
+    owner: &str,
+    repo: &str,
+    grant_id: i64,
+    request: &SubmitRequest,
+) -> Result<Option<(i64, i64)>, AppError> {
+    let db = &state.db;
+    let mut conn = db.conn().await?;
+    let grant = agent_grant(
+        &mut conn,
+        caller,
+        owner,
+        repo,
+        grant_id,
+        Permission::Write,
+        "",
+    )
+    .await?;
+    let unused = grant.state == GrantState::Active
+        && request.triple.check_against(&grant.digest).is_ok()
+        && db::submissions::find(&mut conn, grant.id, &request.request_key)
+            .await?
+            .is_none();
+    drop(conn);
+    if !unused {
+        return Ok(None);
+    }
+    tokio::time::sleep(RACE_WINDOW).await;
+    let mut tx = db.begin_write().await?;
+    let made = db::issues::insert(
+        &mut tx,
+        &db::issues::NewIssue {
+            repo_id: grant.repo_id,
+            poster_id: caller.user.id,
+            title: &request.title,
+            body: &request.body,
+            grant: Some((grant.id, &request.request_key)),
+            now: &db::now(),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Some(made))
 }

@@ -96,15 +96,23 @@ pub async fn decide(
     revision: i64,
     transition: Transition,
 ) -> Result<(), AppError> {
+    let early = if fault!(ConcurrentDecisionsBothApply) {
+        Some(decision_before_lock(db, repo, grant_id, revision, transition).await?)
+    } else {
+        None
+    };
     let mut tx = db.begin_write().await?;
     let grant = db::grants::by_id(&mut tx, grant_id, db.for_update())
         .await?
         .filter(|g| g.repo_id == repo.id)
         .ok_or(AppError::NotFound)?;
-    if grant.state_revision != revision && !fault!(StaleRevisionAccepted) {
+    if early.is_none() && grant.state_revision != revision && !fault!(StaleRevisionAccepted) {
         return Err(stale());
     }
-    let next = transition.apply(grant.state)?;
+    let next = match early {
+        Some(next) => next,
+        None => transition.apply(grant.state)?,
+    };
     let skipped = fault!(ApproveKeepsState) && transition == Transition::Approve;
     let applied = skipped
         || db::grants::transition(
@@ -122,6 +130,37 @@ pub async fn decide(
     }
     tx.commit().await?;
     Ok(())
+}
+
+/// How long the `concurrent-decisions-both-apply` fault waits between its
+/// unlocked check and its write: wide enough that both forms of a
+/// simultaneous pair pass the check, so the fault shows on every run.
+const RACE_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Only the `concurrent-decisions-both-apply` fault calls this (a real
+/// decision compares the revision under the grant lock): the revision and
+/// the state are checked on a plain read, and the write that follows applies
+/// to whatever the grant is by then. Two forms posted at once with the same
+/// `state_revision` then both apply.
+async fn decision_before_lock(
+    db: &Db,
+    repo: &RepoRow,
+    grant_id: i64,
+    revision: i64,
+    transition: Transition,
+) -> Result<crate::domain::grant::GrantState, AppError> {
+    let mut conn = db.conn().await?;
+    let grant = db::grants::by_id(&mut conn, grant_id, "")
+        .await?
+        .filter(|g| g.repo_id == repo.id)
+        .ok_or(AppError::NotFound)?;
+    drop(conn);
+    if grant.state_revision != revision {
+        return Err(stale());
+    }
+    let next = transition.apply(grant.state)?;
+    tokio::time::sleep(RACE_WINDOW).await;
+    Ok(next)
 }
 
 fn stale() -> AppError {

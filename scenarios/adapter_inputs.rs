@@ -1,0 +1,299 @@
+//! Family 14: the adapter's whole input rule, first part — every unknown
+//! input and every malformed value is refused before any upstream request.
+//!
+//! Each call goes through the fault proxy, which counts every request, so
+//! "zero requests reached the Core" is counted, not assumed. (The public
+//! tools, a lost confirm answer and a clamping Core are in
+//! `adapter_tools.rs`, the same family.)
+
+use grantgate_engine::prelude::*;
+
+use crate::adapter_faults::{TITLE, expect_no_receipt, proxied_active_grant};
+use crate::flows::{LAB, LAB_BOT, Watch};
+
+/// This family's first part, in catalogue order.
+pub fn scenarios() -> Vec<Scenario> {
+    vec![unknown_inputs_refused(), malformed_values_refused()]
+}
+
+/// The grant tools, each with a complete, valid set of inputs for `grant`.
+pub(crate) fn valid_calls(
+    grant: &GrantRef,
+    proposal: &Proposal,
+    issue: &NewIssue,
+) -> Vec<(&'static str, Value)> {
+    let with = |body: Value| {
+        let mut args = core_api::grant_args(grant);
+        if let (Some(args), Value::Object(body)) = (args.as_object_mut(), body) {
+            args.extend(body);
+        }
+        args
+    };
+    vec![
+        (
+            "submit_agent_work_proposal",
+            with(core_api::submit_body(proposal, issue)),
+        ),
+        (
+            "confirm_agent_work_grant",
+            with(core_api::confirm_body(proposal)),
+        ),
+        ("get_agent_work_grant", core_api::grant_args(grant)),
+        (
+            "get_agent_work_submission",
+            with(json!({"request_key": issue.request_key})),
+        ),
+        ("list_agent_work_grants", json!({"page": 1})),
+        (
+            "create_issue",
+            json!({"owner": grant.owner, "repo": grant.repo, "title": TITLE, "body": "b"}),
+        ),
+        (
+            "get_issue",
+            json!({"owner": grant.owner, "repo": grant.repo, "index": 1}),
+        ),
+        (
+            "list_issues",
+            json!({"owner": grant.owner, "repo": grant.repo, "page": 1}),
+        ),
+        (
+            "get_repository",
+            json!({"owner": grant.owner, "repo": grant.repo}),
+        ),
+    ]
+}
+
+/// `args` with `name` set to `value` (added, or replacing the valid value).
+fn set(args: &Value, name: &str, value: Value) -> Value {
+    let mut args = args.clone();
+    if let Some(map) = args.as_object_mut() {
+        map.insert(name.to_owned(), value);
+    }
+    args
+}
+
+/// One refused call: `invalid_input` naming `field`, no receipt, and not a
+/// single request more at the proxy.
+async fn expect_refused_locally(
+    ctx: &mut Ctx,
+    bot: &Bot,
+    what: &str,
+    tool: &str,
+    args: Value,
+    field: &str,
+) -> Step<Value> {
+    let proxy = ctx.proxy().await?;
+    let before = proxy.requests().len();
+    let reply = bot.call(tool, args).await?;
+    expect_no_receipt(ctx, what, &reply, "invalid_input", None)?;
+    ctx.expect_eq(
+        &format!("{what}: the field named"),
+        reply.error_field(),
+        Some(field),
+    )?;
+    ctx.expect_eq(
+        &format!("{what}: no request reached the Core"),
+        proxy.requests().len(),
+        before,
+    )?;
+    Ok(json!({"case": what, "code": reply.error_code(), "field": reply.error_field()}))
+}
+
+/// Every unknown input spec §6 names — an approval, an issuer or agent id,
+/// scopes, sponsorship, a `state_revision`, a `repository_grant`, a
+/// `requestId`, a grant marker — is refused as `invalid_input` naming it,
+/// added to an otherwise valid call of every tool, with not one request
+/// reaching the Core and nothing written.
+#[scenario(AdapterInputs, parity)]
+async fn unknown_inputs_refused(ctx: &mut Ctx) -> Outcome {
+    let (bot, grant, proposal) = proxied_active_grant(ctx, "Unknown inputs").await?;
+    let issue = NewIssue::new(TITLE, "Unknown inputs are refused.\n");
+    let watch = Watch::new(LAB_BOT, LAB)
+        .grant(&grant)
+        .key(&grant, &issue.request_key);
+    let before = watch.take(ctx).await?;
+    let unknown: [(&str, Value); 11] = [
+        ("approval", json!(true)),
+        ("approved_by", json!("alice")),
+        ("issuer_id", json!(2)),
+        ("agent_id", json!(3)),
+        ("scopes", json!(["write:issue", "write:repository"])),
+        ("sponsorship", json!({"sponsor": "alice", "approved": true})),
+        ("state_revision", json!(3)),
+        (
+            "repository_grant",
+            json!({"version": "1", "allowed_paths": ["src/"],
+                   "commit_count": {"min": 1, "max": 1}, "publish": false}),
+        ),
+        ("requestId", json!(issue.request_key)),
+        ("request_id", json!(issue.request_key)),
+        (
+            "agent_work_grant",
+            json!({"grant_id": grant.id, "request_key": issue.request_key}),
+        ),
+    ];
+    let mut seen = Vec::new();
+    for (tool, args) in valid_calls(&grant, &proposal, &issue) {
+        ctx.step(&format!(
+            "lab-bot calls {tool} with each unknown input added"
+        ));
+        for (name, value) in &unknown {
+            let what = format!("{tool} with `{name}`");
+            let call = set(&args, name, value.clone());
+            seen.push(expect_refused_locally(ctx, &bot, &what, tool, call, name).await?);
+        }
+    }
+
+    ctx.step("nothing was written: Issues, the grant and the key are as before");
+    watch
+        .expect_unchanged(ctx, "after every unknown input", &before)
+        .await?;
+    ctx.observe("refusals", &seen);
+    Ok(())
+}
+
+/// Every malformed value is refused as `invalid_input` naming its field,
+/// with not one request reaching the Core and nothing written: an id of 0,
+/// -1, 2^63, a float or a string; a digest in uppercase or one digit short;
+/// a request key in uppercase, of another UUID version or in braces; an
+/// `owner` or `repo` of `a/b`, `..` or empty; a `page` of 0; an unknown
+/// `state`.
+#[scenario(AdapterInputs, parity)]
+async fn malformed_values_refused(ctx: &mut Ctx) -> Outcome {
+    let (bot, grant, proposal) = proxied_active_grant(ctx, "Malformed values").await?;
+    let issue = NewIssue::new(TITLE, "Malformed values are refused.\n");
+    let watch = Watch::new(LAB_BOT, LAB)
+        .grant(&grant)
+        .key(&grant, &issue.request_key);
+    let before = watch.take(ctx).await?;
+    let calls = valid_calls(&grant, &proposal, &issue);
+    let args = |tool: &str| -> Step<Value> {
+        calls
+            .iter()
+            .find(|(t, _)| *t == tool)
+            .map(|(_, a)| a.clone())
+            .ok_or_else(|| Abort::errored(format!("no valid call of {tool}")))
+    };
+    let (submit, confirm, get, readback, list) = (
+        args("submit_agent_work_proposal")?,
+        args("confirm_agent_work_grant")?,
+        args("get_agent_work_grant")?,
+        args("get_agent_work_submission")?,
+        args("list_agent_work_grants")?,
+    );
+    let key = issue.request_key.clone();
+    let other_version = format!("{}1{}", &key[..14], &key[15..]);
+    let mut short = proposal.digest.clone();
+    short.pop();
+    let ids: [(&str, Value); 6] = [
+        ("0", json!(0)),
+        ("-1", json!(-1)),
+        ("2^63", json!(9_223_372_036_854_775_808u64)),
+        ("a float", json!(grant.id as f64 + 0.5)),
+        ("a whole float", json!(grant.id as f64)),
+        ("a string", json!(grant.id.to_string())),
+    ];
+    let mut cases: Vec<(String, &str, Value, &str)> = Vec::new();
+    for (what, value) in &ids {
+        for (tool, base) in [
+            ("get_agent_work_grant", &get),
+            ("confirm_agent_work_grant", &confirm),
+            ("submit_agent_work_proposal", &submit),
+            ("get_agent_work_submission", &readback),
+        ] {
+            let call = set(base, "grant_id", value.clone());
+            cases.push((format!("{tool}: grant_id {what}"), tool, call, "grant_id"));
+        }
+    }
+    for (what, value) in [("0", json!(0)), ("-1", json!(-1)), ("a string", json!("2"))] {
+        let call = set(&list, "page", value);
+        let tool = "list_agent_work_grants";
+        cases.push((format!("list: page {what}"), tool, call, "page"));
+    }
+    for (what, digest) in [
+        ("uppercase", proposal.digest.to_uppercase()),
+        ("one digit short", short),
+    ] {
+        for (tool, base) in [
+            ("confirm_agent_work_grant", &confirm),
+            ("submit_agent_work_proposal", &submit),
+        ] {
+            let call = set(base, "proposal_digest", json!(digest));
+            let what = format!("{tool}: digest {what}");
+            cases.push((what, tool, call, "proposal_digest"));
+        }
+    }
+    for (what, bad_key) in [
+        ("uppercase", key.to_uppercase()),
+        ("of UUID version 1", other_version),
+        ("in braces", format!("{{{key}}}")),
+    ] {
+        for (tool, base) in [
+            ("submit_agent_work_proposal", &submit),
+            ("get_agent_work_submission", &readback),
+        ] {
+            let call = set(base, "request_key", json!(bad_key));
+            let what = format!("{tool}: request key {what}");
+            cases.push((what, tool, call, "request_key"));
+        }
+    }
+    for field in ["owner", "repo"] {
+        for (what, segment) in [("a/b", "a/b"), ("..", ".."), ("empty", "")] {
+            for (tool, base) in [
+                ("get_agent_work_grant", &get),
+                ("submit_agent_work_proposal", &submit),
+            ] {
+                let call = set(base, field, json!(segment));
+                let what = format!("{tool}: {field} {what}");
+                cases.push((what, tool, call, field));
+            }
+        }
+    }
+    let (get_issue, list_issues, create) = (
+        args("get_issue")?,
+        args("list_issues")?,
+        args("create_issue")?,
+    );
+    for (what, value) in [
+        ("0", json!(0)),
+        ("a string", json!("1")),
+        ("a float", json!(1.5)),
+    ] {
+        let call = set(&get_issue, "index", value);
+        cases.push((
+            format!("get_issue: index {what}"),
+            "get_issue",
+            call,
+            "index",
+        ));
+    }
+    let call = set(&list_issues, "page", json!(0));
+    cases.push(("list_issues: page 0".into(), "list_issues", call, "page"));
+    let call = set(&create, "owner", json!("a/b"));
+    cases.push((
+        "create_issue: owner a/b".into(),
+        "create_issue",
+        call,
+        "owner",
+    ));
+    let call = set(&create, "repo", json!(".."));
+    cases.push(("create_issue: repo ..".into(), "create_issue", call, "repo"));
+    for state in ["pending", "ACTIVE", ""] {
+        let call = set(&list, "state", json!(state));
+        let what = format!("list: state {state:?}");
+        cases.push((what, "list_agent_work_grants", call, "state"));
+    }
+
+    ctx.step(&format!("lab-bot makes {} malformed calls", cases.len()));
+    let mut seen = Vec::new();
+    for (what, tool, call, field) in cases {
+        seen.push(expect_refused_locally(ctx, &bot, &what, tool, call, field).await?);
+    }
+
+    ctx.step("nothing was written: Issues, the grant and the key are as before");
+    watch
+        .expect_unchanged(ctx, "after every malformed value", &before)
+        .await?;
+    ctx.observe("refusals", &seen);
+    Ok(())
+}
