@@ -37,13 +37,37 @@ enum Command {
     Run(RunArgs),
     /// List the scenarios by catalogue family, with their trials
     /// (`backend::scenario`) and claims.
-    List(Selection),
+    List(ListArgs),
     /// Run the catalogue cleanly, then against every built-in fault of a
     /// `faults` build, and write the kill matrix (docs/faults.md).
     Selftest(SelftestArgs),
     /// Join the reports of a sharded run (`run --shard K/N` on several
     /// machines) into one report, JUnit and manifest, parity compared.
     Merge(MergeArgs),
+    /// Compare two runs: which trials changed verdict or timing.
+    Report(ReportArgs),
+}
+
+#[derive(clap::Args)]
+struct ListArgs {
+    #[command(flatten)]
+    selection: Selection,
+    /// `text` (by family, with claims) or `json` (one object per scenario).
+    #[arg(long, value_enum, default_value = "text")]
+    format: ListFormat,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ListFormat {
+    Text,
+    Json,
+}
+
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// Two report directories (or report.json files): OLD then NEW.
+    #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], required = true)]
+    diff: Vec<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -99,6 +123,13 @@ struct Selection {
     /// Keep only trials whose name contains this text.
     #[arg(long)]
     filter: Option<String>,
+    /// Keep only the trial with exactly this name (repeatable), e.g.
+    /// `--exact sqlite::full_lifecycle`.
+    #[arg(long)]
+    exact: Vec<String>,
+    /// Leave out trials whose name contains this text (repeatable).
+    #[arg(long)]
+    skip: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -106,8 +137,17 @@ struct RunArgs {
     #[command(flatten)]
     selection: Selection,
     /// How many stacks run at once (default: the number of cores).
-    #[arg(long)]
+    #[arg(short = 'j', long)]
     jobs: Option<usize>,
+    /// Also write the JUnit file here (a stable path for CI).
+    #[arg(long, value_name = "PATH")]
+    junit: Option<PathBuf>,
+    /// Keep only the newest N run directories under --report-dir.
+    #[arg(long, value_name = "N")]
+    keep_reports: Option<usize>,
+    /// Colour the terminal: auto (a terminal, and NO_COLOR unset), always, never.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: grantgate_engine::progress::ColorChoice,
     /// Run only shard K of N (stable: a scenario stays in its shard as the
     /// catalogue grows; its backend and parity trials stay together). Join
     /// the shards' reports with `grantgate merge`.
@@ -153,7 +193,8 @@ struct RunArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let rt = match cli.command {
-        Command::List(sel) => return list(sel),
+        Command::List(args) => return list(args),
+        Command::Report(args) => return report_diff(args),
         _ => match tokio::runtime::Runtime::new() {
             Ok(rt) => rt,
             Err(e) => {
@@ -163,7 +204,7 @@ fn main() -> ExitCode {
         },
     };
     let result = match cli.command {
-        Command::List(_) => unreachable!("answered above"),
+        Command::List(_) | Command::Report(_) => unreachable!("answered above"),
         Command::Run(args) => rt.block_on(run(args)),
         Command::Selftest(args) => rt.block_on(selftest(args)),
         Command::Merge(args) => merge(args),
@@ -202,14 +243,36 @@ fn catalogue() -> Vec<grantgate_engine::runner::Scenario> {
     all
 }
 
-fn list(sel: Selection) -> ExitCode {
+fn report_diff(args: ReportArgs) -> ExitCode {
+    use grantgate_engine::report::{diff, merge};
+    match (merge::read(&args.diff[0]), merge::read(&args.diff[1])) {
+        (Ok(old), Ok(new)) => {
+            for line in diff::diff(&old, &new) {
+                println!("{line}");
+            }
+            ExitCode::SUCCESS
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn list(args: ListArgs) -> ExitCode {
+    let sel = args.selection;
     let backends = if sel.backends.is_empty() {
         Backend::ALL.to_vec()
     } else {
         sel.backends
     };
     let catalogue = catalogue();
-    let selected = trials(&catalogue, &backends, sel.filter.as_deref());
+    let mut selected = trials(&catalogue, &backends, sel.filter.as_deref());
+    selected.retain(|t| {
+        let name = t.name();
+        (sel.exact.is_empty() || sel.exact.contains(&name))
+            && !sel.skip.iter().any(|s| name.contains(s.as_str()))
+    });
     // A parity trial follows when its scenario runs on every selected
     // backend, two or more, as `run` judges it.
     let parity: Vec<&grantgate_engine::runner::catalogue::Scenario> = catalogue
@@ -220,6 +283,35 @@ fn list(sel: Selection) -> ExitCode {
                 && selected.iter().filter(|t| t.scenario.id == s.id).count() == backends.len()
         })
         .collect();
+    if let ListFormat::Json = args.format {
+        let items: Vec<serde_json::Value> = catalogue
+            .iter()
+            .filter_map(|s| {
+                let mut names: Vec<String> = selected
+                    .iter()
+                    .filter(|t| t.scenario.id == s.id)
+                    .map(|t| t.name())
+                    .collect();
+                if names.is_empty() {
+                    return None;
+                }
+                if parity.iter().any(|p| p.id == s.id) {
+                    names.push(grantgate_engine::runner::parity::trial_name(s));
+                }
+                Some(serde_json::json!({
+                    "id": s.id,
+                    "family": s.family.label(),
+                    "claim": s.claim,
+                    "trials": names,
+                    "parity": s.parity,
+                    "core_env": s.core_env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
+                    "extensions": s.extensions,
+                }))
+            })
+            .collect();
+        println!("{}", serde_json::Value::Array(items));
+        return ExitCode::SUCCESS;
+    }
     print!(
         "{}",
         grantgate_engine::runner::catalogue::listing(&catalogue, &selected, &parity)
@@ -231,6 +323,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let config = RunConfig::builder()
         .backends(args.selection.backends)
         .filter(args.selection.filter)
+        .exact_and_skip(args.selection.exact, args.selection.skip)
         .shard(args.shard)
         .jobs(args.jobs.unwrap_or_else(default_jobs))
         .core_bin(args.core_bin)
@@ -261,7 +354,8 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if engine.config().backends.len() < 2 {
         println!("parity: not compared (this run gates one backend only)");
     }
-    let sink: EventSink = grantgate_engine::progress::sink();
+    let color = args.color.enabled();
+    let sink: EventSink = grantgate_engine::progress::sink(color);
     let report = engine.run(trials, &sink, &cancel).await;
     let written = grantgate_engine::report::write_all(&report, &report_root, engine.secrets());
     let kept = engine.shutdown();
@@ -269,8 +363,21 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         println!("{kept}");
     }
     let counts = report.counts();
+    print!("{}", grantgate_engine::progress::summary(&report, color));
+    grantgate_engine::progress::github(&report);
     match written {
-        Ok(dir) => println!("report: {}", dir.join("index.html").display()),
+        Ok(dir) => {
+            println!("report: {}", dir.join("index.html").display());
+            let paths = grantgate_engine::report::paths::after_run(
+                &report_root,
+                &dir,
+                args.junit.as_deref(),
+                args.keep_reports,
+            );
+            if let Err(e) = paths {
+                eprintln!("warning: {e}");
+            }
+        }
         Err(e @ HarnessError::SecretLeak { .. }) => {
             eprintln!("error: {e}");
             return Ok(1);
@@ -362,7 +469,7 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
     }
     let report_root = config.report_dir.clone();
     let cancel = grantgate_engine::runner::signals::cancel_on_signals();
-    let sink: EventSink = grantgate_engine::progress::sink();
+    let sink: EventSink = grantgate_engine::progress::sink(false);
     let Some(outcome) = grantgate_engine::selftest::run::run(
         config,
         &catalogue(),

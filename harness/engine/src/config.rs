@@ -19,6 +19,10 @@ pub struct RunConfig {
     pub backends: Vec<Backend>,
     /// Keep only trials whose name contains this.
     pub filter: Option<String>,
+    /// Keep only trials whose name is one of these (`--exact`, repeatable).
+    pub exact: Vec<String>,
+    /// Leave out trials whose name contains any of these (`--skip`).
+    pub skip: Vec<String>,
     /// Keep only the scenarios of this shard (`--shard K/N`).
     pub shard: Option<crate::runner::schedule::Shard>,
     /// How many stacks run at once.
@@ -56,6 +60,8 @@ impl RunConfig {
             config: RunConfig {
                 backends: Backend::ALL.to_vec(),
                 filter: None,
+                exact: Vec::new(),
+                skip: Vec::new(),
                 shard: None,
                 jobs: default_jobs(),
                 core_bin: None,
@@ -116,6 +122,13 @@ impl RunConfigBuilder {
     /// Trial-name filter.
     pub fn filter(mut self, filter: Option<String>) -> Self {
         self.config.filter = filter;
+        self
+    }
+
+    /// Exact trial names to keep, and name parts to leave out.
+    pub fn exact_and_skip(mut self, exact: Vec<String>, skip: Vec<String>) -> Self {
+        self.config.exact = exact;
+        self.config.skip = skip;
         self
     }
 

@@ -1,32 +1,86 @@
-//! The terminal display: one line per result, a live progress bar on a TTY,
-//! plain lines otherwise. It only consumes runner events.
+//! The terminal display: one line per result on stdout (so `grantgate run >
+//! log` keeps them), a live progress bar on stderr when that is a TTY, and at
+//! the end a summary of every trial that did not pass with the command that
+//! reproduces it, then the gate's verdict. Colour follows `--color` and
+//! `NO_COLOR`. Under GitHub Actions each failure is also an annotation and
+//! the summary goes to the job's step summary.
 
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::report::invocation::Gate;
+use crate::report::model::RunReport;
 use crate::runner::events::{Event, EventSink};
 use crate::vocab::Verdict;
 
-/// Builds the event sink that prints progress to stderr (results to stdout).
-pub fn sink() -> EventSink {
+/// When to colour: `--color auto|always|never`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// When stdout is a terminal and `NO_COLOR` is not set.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour stdout now.
+    pub fn enabled(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
+/// `text` in an ANSI colour when `on`.
+fn paint(text: &str, code: u8, on: bool) -> String {
+    if on {
+        format!("\x1b[{code}m{text}\x1b[0m")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// The verdict's tag, padded and coloured.
+fn tag(verdict: &Verdict, color: bool) -> String {
+    let (text, code) = match verdict {
+        Verdict::Passed => ("PASS   ", 32),
+        Verdict::Failed { .. } => ("FAIL   ", 31),
+        Verdict::Errored { .. } => ("ERROR  ", 33),
+        Verdict::NotApplicable { .. } => ("N/A    ", 36),
+    };
+    paint(text, code, color)
+}
+
+/// Builds the event sink that prints results to stdout and a progress bar
+/// to stderr (only when stderr is a terminal).
+pub fn sink(color: bool) -> EventSink {
     let tty = std::io::stderr().is_terminal();
     let bar: Arc<Mutex<Option<ProgressBar>>> = Arc::new(Mutex::new(None));
     Arc::new(move |event| {
         let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
-        handle(event, tty, &mut bar);
+        handle(event, tty, color, &mut bar);
     })
 }
 
+/// Prints a line on stdout without tearing the progress bar.
 fn println_above(bar: &Option<ProgressBar>, line: String) {
     match bar {
-        Some(b) => b.println(line),
+        Some(b) => b.suspend(|| println!("{line}")),
         None => println!("{line}"),
     }
 }
 
-fn handle(event: Event, tty: bool, bar: &mut Option<ProgressBar>) {
+fn handle(event: Event, tty: bool, color: bool, bar: &mut Option<ProgressBar>) {
     match event {
         Event::RunStarted {
             run_id,
@@ -54,23 +108,13 @@ fn handle(event: Event, tty: bool, bar: &mut Option<ProgressBar>) {
             }
         }
         Event::TrialFinished { result } => {
-            let line = match &result.verdict {
-                Verdict::Passed => format!("PASS    {} ({} ms)", result.name, result.duration_ms),
-                Verdict::Failed { message } => {
-                    format!(
-                        "FAIL    {} ({} ms): {message}",
-                        result.name, result.duration_ms
-                    )
-                }
-                Verdict::Errored { message } => {
-                    format!(
-                        "ERROR   {} ({} ms): {message}",
-                        result.name, result.duration_ms
-                    )
-                }
-                Verdict::NotApplicable { message } => {
-                    format!("N/A     {}: {message}", result.name)
-                }
+            let tag = tag(&result.verdict, color);
+            let line = match result.verdict.message() {
+                None => format!("{tag} {} ({} ms)", result.name, result.duration_ms),
+                Some(message) => format!(
+                    "{tag} {} ({} ms): {message}",
+                    result.name, result.duration_ms
+                ),
             };
             println_above(bar, line);
             if let Some(b) = bar {
@@ -85,13 +129,106 @@ fn handle(event: Event, tty: bool, bar: &mut Option<ProgressBar>) {
             if let Some(b) = bar.take() {
                 b.finish_and_clear();
             }
+            let na = match counts.not_applicable {
+                0 => String::new(),
+                n => format!(", {n} not applicable"),
+            };
             println!(
-                "{} passed, {} failed, {} errored in {:.1} s",
+                "{} passed, {} failed, {} errored{na} in {:.1} s",
                 counts.passed,
                 counts.failed,
                 counts.errored,
                 duration.as_secs_f64()
             );
+        }
+    }
+}
+
+/// The end of a run on the terminal: every trial that did not pass, with
+/// its reason, the command that reproduces it and its place in the report,
+/// then the gate's banner.
+pub fn summary(report: &RunReport, color: bool) -> String {
+    let mut out = String::new();
+    let not_passed: Vec<_> = report
+        .results
+        .iter()
+        .filter(|r| r.verdict != Verdict::Passed)
+        .collect();
+    if !not_passed.is_empty() {
+        out.push_str(&format!("\n{} trial(s) did not pass:\n", not_passed.len()));
+        for r in not_passed {
+            out.push_str(&format!(
+                "  {} {}\n      {}\n      reproduce: {}\n      report: {}/index.html#{}\n",
+                tag(&r.verdict, color),
+                r.name,
+                r.verdict.message().unwrap_or_default(),
+                report.reproduce(r),
+                report.run_id,
+                crate::report::html::anchor(&r.name)
+            ));
+        }
+    }
+    let gate = report.gate();
+    let code = match gate {
+        Gate::Passed => 32,
+        Gate::Failed => 31,
+        Gate::Partial { .. } => 33,
+    };
+    out.push_str(&paint(&gate.banner(), code, color));
+    out.push('\n');
+    out
+}
+
+/// Under GitHub Actions (`GITHUB_ACTIONS=true`): one `::error` annotation
+/// per trial that failed or errored, and the verdict with a table of those
+/// trials appended to `$GITHUB_STEP_SUMMARY`.
+pub fn github(report: &RunReport) {
+    if std::env::var("GITHUB_ACTIONS").as_deref() != Ok("true") {
+        return;
+    }
+    let escape = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let mut table = String::new();
+    for r in &report.results {
+        if let Verdict::Failed { message } | Verdict::Errored { message } = &r.verdict {
+            println!(
+                "::error title=grantgate {}::{}%0Areproduce: {}",
+                escape(&r.name),
+                escape(message),
+                escape(&report.reproduce(r))
+            );
+            table.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                r.name,
+                r.verdict.label(),
+                message.replace('|', "\\|").replace('\n', " ")
+            ));
+        }
+    }
+    if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY") {
+        let c = report.counts();
+        let mut md = format!(
+            "## grantgate: {}\n\n{} passed, {} failed, {} errored, {} not applicable\n\n",
+            report.gate().banner(),
+            c.passed,
+            c.failed,
+            c.errored,
+            c.not_applicable
+        );
+        if !table.is_empty() {
+            md.push_str("| trial | verdict | why |\n|---|---|---|\n");
+            md.push_str(&table);
+        }
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+        {
+            let _ = f.write_all(md.as_bytes());
         }
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::model::RunReport;
+use super::model::{RunReport, ScenarioResult};
 use crate::secrets::SecretRegistry;
 use crate::vocab::Verdict;
 
@@ -14,10 +14,30 @@ use crate::vocab::Verdict;
 pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
     let mut junit = Report::new(format!("grantgate {}", report.run_id));
     junit.set_time(Duration::from_millis(report.duration_ms));
-    let mut backends: Vec<&str> = report.results.iter().map(|r| r.backend.as_str()).collect();
-    backends.dedup();
+    let started = chrono::DateTime::parse_from_rfc3339(&report.started_at).ok();
+    if let Some(t) = started {
+        junit.set_timestamp(t);
+    }
+    let mut backends: Vec<&str> = Vec::new();
+    for r in &report.results {
+        if !backends.contains(&r.backend.as_str()) {
+            backends.push(&r.backend);
+        }
+    }
     for backend in backends {
         let mut suite = TestSuite::new(backend);
+        if let Some(t) = started {
+            suite.set_timestamp(t);
+        }
+        suite.add_property(("gate", report.gate().banner().as_str()));
+        suite.add_property(("core", report.invocation.core_digest.as_str()));
+        let time: u64 = report
+            .results
+            .iter()
+            .filter(|r| r.backend == backend)
+            .map(|r| r.duration_ms)
+            .sum();
+        suite.set_time(Duration::from_millis(time));
         for r in report.results.iter().filter(|r| r.backend == backend) {
             let status = match &r.verdict {
                 Verdict::Passed => TestCaseStatus::success(),
@@ -25,12 +45,14 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     s.set_message(secrets.redact(message));
                     s.set_type("contract failure");
+                    s.set_description(secrets.redact(&failure_text(report, r, message)));
                     s
                 }
                 Verdict::Errored { message } => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
                     s.set_message(secrets.redact(message));
                     s.set_type("harness or environment error");
+                    s.set_description(secrets.redact(&failure_text(report, r, message)));
                     s
                 }
                 Verdict::NotApplicable { message } => {
@@ -52,7 +74,7 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
             case.set_system_out(secrets.redact(&format!(
                 "{}\nreproduce: {}\n{}",
                 r.claim,
-                r.reproduce_command(),
+                report.reproduce(r),
                 steps.join("\n")
             )));
             suite.add_test_case(case);
@@ -61,6 +83,31 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
     }
     let xml = junit.to_string().expect("junit serialises");
     secrets.redact(&xml)
+}
+
+/// The body of a `failure`/`error` element, which GitLab and Jenkins show:
+/// the message, the failed check's expected and actual values, the command
+/// that reproduces the trial and where the report shows it.
+fn failure_text(report: &RunReport, r: &ScenarioResult, message: &str) -> String {
+    let mut text = format!("{message}\n");
+    let failed = r
+        .steps
+        .iter()
+        .flat_map(|s| s.assertions.iter().map(move |a| (s, a)))
+        .rfind(|(_, a)| !a.passed);
+    if let Some((step, a)) = failed {
+        text.push_str(&format!(
+            "\nstep:     {}\ncheck:    {}\nexpected: {}\nactual:   {}\n",
+            step.name, a.what, a.expected, a.actual
+        ));
+    }
+    text.push_str(&format!(
+        "\nreproduce: {}\nreport:    {}/index.html#{}\n",
+        report.reproduce(r),
+        report.run_id,
+        super::html::anchor(&r.name)
+    ));
+    text
 }
 
 #[cfg(test)]

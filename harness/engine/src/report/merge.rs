@@ -66,6 +66,10 @@ pub fn merge(run_id: &str, shards: Vec<RunReport>, catalogue: &[Scenario]) -> Re
         started_at,
         duration_ms: shards.iter().map(|s| s.duration_ms).max().unwrap_or(0),
         environment,
+        invocation: super::invocation::Invocation {
+            selected_trials: results.len(),
+            ..first.invocation.clone()
+        },
         results,
     })
 }

@@ -5,12 +5,15 @@
 //! Layout of `reports/<run-id>/`: `junit.xml`, `report.json`, `index.html`,
 //! `manifest.json`.
 
+pub mod diff;
 pub mod html;
+pub mod invocation;
 pub mod json;
 pub mod junit;
 pub mod manifest;
 pub mod merge;
 pub mod model;
+pub mod paths;
 pub mod write;
 
 pub use write::{write_all, write_files};

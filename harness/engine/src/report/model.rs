@@ -22,21 +22,9 @@ pub struct RunReport {
     pub environment: Environment,
     /// One result per scenario × backend, in catalogue order.
     pub results: Vec<ScenarioResult>,
-}
-
-impl ScenarioResult {
-    /// The command that reruns just this trial (both backends for a parity
-    /// result), for a developer reproducing a failure.
-    pub fn reproduce_command(&self) -> String {
-        if self.backend == crate::vocab::PARITY {
-            format!("cargo run -p grantgate -- run --filter {}", self.scenario)
-        } else {
-            format!(
-                "cargo run -p grantgate -- run --backend {} --filter {}",
-                self.backend, self.scenario
-            )
-        }
-    }
+    /// How the run was asked for and what it gated.
+    #[serde(default)]
+    pub invocation: super::invocation::Invocation,
 }
 
 impl RunReport {
@@ -114,6 +102,10 @@ pub struct ScenarioResult {
     pub duration_ms: u64,
     /// Time from launching the Core to a healthy `/api/healthz`, if it started.
     pub stack_startup_ms: Option<u64>,
+    /// When the trial started, in milliseconds since the run started (the
+    /// HTML timeline); `None` for a parity result and in older reports.
+    #[serde(default)]
+    pub started_ms: Option<u64>,
     /// Core version and database version as this stack reported them.
     pub core_version: Option<String>,
     /// The database version of this stack.
@@ -192,6 +184,7 @@ pub(crate) mod tests {
             verdict,
             duration_ms: 1200,
             stack_startup_ms: Some(300),
+            started_ms: Some(0),
             core_version: Some("0.1.0".into()),
             database_version: Some("SQLite 3".into()),
             steps: vec![step.clone()],
@@ -204,6 +197,7 @@ pub(crate) mod tests {
             run_id: "20260101T000000Z-abcd1234".into(),
             started_at: "2026-01-01T00:00:00Z".into(),
             duration_ms: 2500,
+            invocation: Default::default(),
             environment: Environment {
                 harness_version: "0.1.0".into(),
                 git_revision: "abc".into(),
@@ -235,6 +229,7 @@ pub(crate) mod tests {
                     },
                     duration_ms: 0,
                     stack_startup_ms: None,
+                    started_ms: None,
                     core_version: None,
                     database_version: None,
                     steps: vec![],

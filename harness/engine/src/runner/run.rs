@@ -19,6 +19,7 @@ use crate::binaries::{Binaries, locate};
 use crate::config::RunConfig;
 use crate::error::{HarnessError, Result};
 use crate::postgres::PgCluster;
+use crate::report::invocation::{Invocation, file_digest};
 use crate::report::model::{BackendEnvironment, Environment, RunReport, ScenarioResult};
 use crate::secrets::SecretRegistry;
 use crate::stack::{
@@ -35,10 +36,15 @@ pub struct Engine {
     /// are made only there.
     pub(super) process: Option<Arc<ProcessRuntime>>,
     pub(super) snapshots: super::snapshot::Snapshots,
+    /// Trials of the whole catalogue, counted when trials are selected.
+    catalogue_trials: std::sync::atomic::AtomicUsize,
     pub(super) providers: HashMap<Backend, Arc<DatabaseProvider>>,
     pub(super) cluster: Option<Arc<PgCluster>>,
     pub(super) run_id: String,
     pub(super) kept_any_postgres: std::sync::atomic::AtomicBool,
+    /// When the run started: trials record their start against it (the
+    /// report's timeline). Set by the first of `run` or a trial.
+    pub(super) run_start: std::sync::OnceLock<Instant>,
 }
 
 impl Engine {
@@ -46,6 +52,7 @@ impl Engine {
     /// backends, starts the run's ephemeral cluster (or checks the server of
     /// `--postgres-url`). Any failure here is an environment error.
     pub async fn prepare(config: RunConfig) -> Result<Engine> {
+        crate::sweep::before_run(config.keep);
         let binaries = locate(config.core_bin.as_deref(), config.adapter_bin.as_deref())?;
         let run_id = new_run_id();
         let secrets = SecretRegistry::new();
@@ -113,10 +120,12 @@ impl Engine {
             runtime,
             process,
             snapshots: Default::default(),
+            catalogue_trials: Default::default(),
             providers,
             cluster,
             run_id,
             kept_any_postgres: Default::default(),
+            run_start: Default::default(),
         })
     }
 
@@ -150,7 +159,68 @@ impl Engine {
         if let Some(shard) = self.config.shard {
             selected.retain(|t| shard.holds(t.scenario.id));
         }
+        let c = &self.config;
+        selected.retain(|t| {
+            let name = t.name();
+            (c.exact.is_empty() || c.exact.contains(&name))
+                && !c.skip.iter().any(|s| name.contains(s.as_str()))
+        });
+        // The whole catalogue on every backend, parity included: what a
+        // full gate runs, against which a selection is partial.
+        let parity = scenarios.iter().filter(|s| s.parity).count();
+        self.catalogue_trials.store(
+            scenarios.len() * Backend::ALL.len() + parity,
+            std::sync::atomic::Ordering::SeqCst,
+        );
         selected
+    }
+
+    /// How the run was asked for, for the report (`results` ran).
+    fn invocation(&self, results: &[ScenarioResult]) -> Invocation {
+        let c = &self.config;
+        let docker = c.runtime == RuntimeKind::Docker;
+        let pairs =
+            |env: &[(String, String)]| env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut selection = Vec::new();
+        if let Some(f) = &c.filter {
+            selection.push(format!("filter={f}"));
+        }
+        for e in &c.exact {
+            selection.push(format!("exact={e}"));
+        }
+        for s in &c.skip {
+            selection.push(format!("skip={s}"));
+        }
+        if let Some(s) = c.shard {
+            selection.push(format!("shard={s}"));
+        }
+        Invocation {
+            runtime: if docker { "docker" } else { "process" }.into(),
+            core_arg: match (&c.core_bin, docker) {
+                (_, true) => c.core_image.clone(),
+                (Some(p), false) => p.display().to_string(),
+                (None, false) => String::new(),
+            },
+            core_digest: if docker {
+                self.runtime.describe()
+            } else {
+                file_digest(&self.binaries.core)
+            },
+            adapter_arg: c
+                .adapter_bin
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            core_env: pairs(&c.core_env),
+            adapter_env: pairs(&c.adapter_env),
+            postgres_url_given: c.postgres_url.is_some(),
+            backends: c.backends.iter().map(|b| b.name().to_owned()).collect(),
+            selection,
+            selected_trials: results.len(),
+            catalogue_trials: self
+                .catalogue_trials
+                .load(std::sync::atomic::Ordering::SeqCst),
+        }
     }
 
     /// Runs every trial, at most `jobs` at once, and returns the report.
@@ -163,7 +233,7 @@ impl Engine {
         cancel: &CancellationToken,
     ) -> RunReport {
         let started_at = now_rfc3339();
-        let started = Instant::now();
+        let started = *self.run_start.get_or_init(Instant::now);
         let order: Vec<String> = trials.iter().map(Trial::name).collect();
         let mut parity_scenarios: Vec<super::catalogue::Scenario> = Vec::new();
         for t in &trials {
@@ -218,6 +288,7 @@ impl Engine {
             started_at,
             duration_ms: started.elapsed().as_millis() as u64,
             environment: self.environment(&results).await,
+            invocation: self.invocation(&results),
             results,
         };
         events(Event::RunFinished {

@@ -1,0 +1,208 @@
+//! What was gated and how the run was asked for: enough to reproduce any
+//! trial exactly (the Core as given, its environment, the runtime) and to
+//! say whether the run was the whole gate or part of it.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::{Counts, RunReport, ScenarioResult};
+use crate::vocab::PARITY;
+
+/// The run's settings as given, and the gated Core's identity.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Invocation {
+    /// `process` or `docker`.
+    pub runtime: String,
+    /// `--core-bin` or `--core-image` as given; empty for the default.
+    pub core_arg: String,
+    /// SHA-256 of the Core binary, or the Core image's id.
+    pub core_digest: String,
+    /// `--adapter-bin` as given; empty for the default.
+    pub adapter_arg: String,
+    /// `--core-env` pairs as given (`KEY=VALUE`).
+    pub core_env: Vec<String>,
+    /// `--adapter-env` pairs as given.
+    pub adapter_env: Vec<String>,
+    /// `--postgres-url` was given (the URL itself may hold a password).
+    pub postgres_url_given: bool,
+    /// Backends selected.
+    pub backends: Vec<String>,
+    /// `--filter`, `--exact`, `--skip`, `--shard` as given, in words.
+    pub selection: Vec<String>,
+    /// Trials selected (parity included).
+    pub selected_trials: usize,
+    /// Trials the whole catalogue has on every backend (parity included).
+    pub catalogue_trials: usize,
+}
+
+/// The gate's verdict on the run as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "gate", rename_all = "snake_case")]
+pub enum Gate {
+    /// Every trial of the whole catalogue ran and passed.
+    Passed,
+    /// A trial failed or errored.
+    Failed,
+    /// What ran passed, but not the whole catalogue ran (a selection, one
+    /// backend, a shard) or some trials were not applicable.
+    Partial {
+        /// Why, in words.
+        why: String,
+    },
+}
+
+impl Gate {
+    /// The banner: `GATE PASSED`, `GATE FAILED`, `PARTIAL: …`.
+    pub fn banner(&self) -> String {
+        match self {
+            Gate::Passed => "GATE PASSED".into(),
+            Gate::Failed => "GATE FAILED".into(),
+            Gate::Partial { why } => format!("PARTIAL: {why}"),
+        }
+    }
+}
+
+impl RunReport {
+    /// The verdict on the whole run.
+    pub fn gate(&self) -> Gate {
+        let c: Counts = self.counts();
+        let inv = &self.invocation;
+        if c.failed > 0 || c.errored > 0 {
+            return Gate::Failed;
+        }
+        let mut why = Vec::new();
+        if inv.catalogue_trials > 0 && self.results.len() < inv.catalogue_trials {
+            let mut what = inv.selection.clone();
+            if inv.backends.len() == 1 {
+                what.push(format!("backend={}", inv.backends[0]));
+            }
+            why.push(format!(
+                "{}{} of {} trials",
+                if what.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}, ", what.join(", "))
+                },
+                self.results.len(),
+                inv.catalogue_trials
+            ));
+        }
+        if c.not_applicable > 0 {
+            why.push(format!("{} not applicable", c.not_applicable));
+        }
+        if self.results.is_empty() {
+            why.push("no trial ran".into());
+        }
+        if why.is_empty() {
+            Gate::Passed
+        } else {
+            Gate::Partial {
+                why: why.join("; "),
+            }
+        }
+    }
+
+    /// The command that reruns exactly `result` against the same Core, with
+    /// the same settings (both backends for a parity result).
+    pub fn reproduce(&self, result: &ScenarioResult) -> String {
+        let inv = &self.invocation;
+        let mut cmd = vec!["cargo run -p grantgate -- run".to_owned()];
+        if !inv.runtime.is_empty() && inv.runtime != "process" {
+            cmd.push(format!("--runtime {}", inv.runtime));
+        }
+        if !inv.core_arg.is_empty() {
+            let flag = if inv.runtime == "docker" {
+                "--core-image"
+            } else {
+                "--core-bin"
+            };
+            cmd.push(format!("{flag} {}", shell_word(&inv.core_arg)));
+        }
+        if !inv.adapter_arg.is_empty() {
+            cmd.push(format!("--adapter-bin {}", shell_word(&inv.adapter_arg)));
+        }
+        for pair in &inv.core_env {
+            cmd.push(format!("--core-env {}", shell_word(pair)));
+        }
+        for pair in &inv.adapter_env {
+            cmd.push(format!("--adapter-env {}", shell_word(pair)));
+        }
+        if inv.postgres_url_given {
+            cmd.push("--postgres-url \"$GRANTGATE_POSTGRES_URL\"".into());
+        }
+        if result.backend == PARITY {
+            for b in &inv.backends {
+                cmd.push(format!("--backend {b}"));
+            }
+            for b in &inv.backends {
+                cmd.push(format!("--exact {b}::{}", result.scenario));
+            }
+        } else {
+            cmd.push(format!("--backend {}", result.backend));
+            cmd.push(format!("--exact {}", result.name));
+        }
+        cmd.join(" ")
+    }
+}
+
+/// Quotes a word for a POSIX shell when it needs it.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// SHA-256 of a file, hex; `unknown (…)` when it cannot be read.
+pub fn file_digest(path: &std::path::Path) -> String {
+    use sha2::{Digest, Sha256};
+    match std::fs::read(path) {
+        Ok(bytes) => format!("sha256:{}", hex::encode(Sha256::digest(&bytes))),
+        Err(e) => format!("unknown ({e})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::tests::sample;
+
+    #[test]
+    fn reproduce_keeps_the_cores_settings_and_names_the_exact_trial() {
+        let mut r = sample();
+        r.invocation = Invocation {
+            runtime: "process".into(),
+            core_arg: "/opt/my core/core".into(),
+            core_env: vec!["CORE_FAULT=replay-answers-201".into()],
+            backends: vec!["sqlite".into(), "postgres".into()],
+            ..Invocation::default()
+        };
+        let t = &r.results[0];
+        assert_eq!(
+            r.reproduce(t),
+            format!(
+                "cargo run -p grantgate -- run --core-bin '/opt/my core/core' \
+                 --core-env CORE_FAULT=replay-answers-201 --backend {} --exact {}",
+                t.backend, t.name
+            )
+        );
+    }
+
+    #[test]
+    fn the_gate_passes_only_a_whole_green_catalogue() {
+        let mut r = sample();
+        assert_eq!(r.gate(), Gate::Failed);
+        for t in &mut r.results {
+            t.verdict = crate::vocab::Verdict::Passed;
+        }
+        r.invocation.catalogue_trials = r.results.len();
+        assert_eq!(r.gate(), Gate::Passed);
+        r.invocation.catalogue_trials = r.results.len() + 5;
+        r.invocation.selection = vec!["filter=replay".into()];
+        assert!(matches!(r.gate(), Gate::Partial { why } if why.starts_with("filter=replay, ")));
+    }
+}
