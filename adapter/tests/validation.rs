@@ -185,6 +185,22 @@ fn cases() -> Vec<(&'static str, Value, &'static str)> {
             extra,
         ));
     }
+    // Spec §8: a bot's `repository_grant` is never authority: refused as an
+    // unknown input by every grant tool, whatever its content.
+    let envelope = json!({"version": "1", "allowed_paths": ["src/"],
+                          "commit_count": {"min": 1, "max": 1}, "publish": false});
+    for (tool, args) in [
+        ("submit_agent_work_proposal", submit_args("t", "b")),
+        ("confirm_agent_work_grant", confirm_args()),
+        ("get_agent_work_grant", grant_args()),
+        ("list_agent_work_grants", json!({})),
+    ] {
+        cases.push((
+            tool,
+            with(args, "repository_grant", envelope.clone()),
+            "repository_grant",
+        ));
+    }
     cases.push((
         "get_repository",
         json!({"owner": "alice", "repo": "lab", "ref": "main"}),

@@ -183,10 +183,26 @@ mod catalogue {
         ConcurrentSubmitsCreateIssues,
         /// Approve/withdraw check the form's revision before taking the grant lock.
         ConcurrentDecisionsBothApply,
+        /// The envelope grammar accepts unknown members (top level and `commit_count`).
+        EnvelopeUnknownMemberAccepted,
+        /// The envelope grammar accepts `publish: true`.
+        EnvelopePublishAccepted,
+        /// Envelope patterns may hold `.`, `..` and `.git` segments.
+        EnvelopeTraversalAccepted,
+        /// The envelope digest covers the paths in the order given, not sorted.
+        EnvelopeDigestUnsorted,
+        /// Submit accepts a grant that carries an envelope.
+        EnvelopeGrantExecutes,
+        /// Preparing adopts an envelope found in the task or summary text.
+        EnvelopeAdoptedFromTask,
+        /// The grant JSON carries the envelope's raw patterns.
+        EnvelopePatternsExposed,
+        /// The envelope's `commit_count.max` may be 33.
+        EnvelopeMaxOffByOne,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 46] = [
+    pub const ALL: [(Fault, &str); 54] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -275,6 +291,20 @@ mod catalogue {
             Fault::ConcurrentDecisionsBothApply,
             "concurrent-decisions-both-apply",
         ),
+        (
+            Fault::EnvelopeUnknownMemberAccepted,
+            "envelope-unknown-member-accepted",
+        ),
+        (Fault::EnvelopePublishAccepted, "envelope-publish-accepted"),
+        (
+            Fault::EnvelopeTraversalAccepted,
+            "envelope-traversal-accepted",
+        ),
+        (Fault::EnvelopeDigestUnsorted, "envelope-digest-unsorted"),
+        (Fault::EnvelopeGrantExecutes, "envelope-grant-executes"),
+        (Fault::EnvelopeAdoptedFromTask, "envelope-adopted-from-task"),
+        (Fault::EnvelopePatternsExposed, "envelope-patterns-exposed"),
+        (Fault::EnvelopeMaxOffByOne, "envelope-max-off-by-one"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -4,6 +4,7 @@
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
+use crate::domain::envelope;
 use crate::domain::grant::{Grant, GrantState};
 use crate::domain::json::UserRef;
 use crate::faults::fault;
@@ -11,7 +12,8 @@ use crate::faults::fault;
 const GRANT_SELECT: &str = "SELECT g.id, g.repo_id, o.login AS repo_owner, r.name AS repo_name, \
      g.agent_id, a.login AS agent_login, g.prepared_by, p.login AS prepared_login, \
      g.approved_by, ap.login AS approved_login, g.state, g.state_revision, g.task, g.summary, \
-     g.digest, g.created_at, g.updated_at, g.confirmed_at, g.approved_at, g.revoked_at \
+     g.digest, g.created_at, g.updated_at, g.confirmed_at, g.approved_at, g.revoked_at, \
+     g.repository_grant, g.repository_grant_digest, g.repository_grant_paths \
      FROM agent_work_grants g \
      JOIN repositories r ON r.id = g.repo_id \
      JOIN users o ON o.id = r.owner_id \
@@ -23,6 +25,9 @@ fn grant_from(row: &AnyRow) -> Result<Grant, sqlx::Error> {
     let state: String = row.try_get("state")?;
     let approved_by: Option<i64> = row.try_get("approved_by")?;
     let approved_login: Option<String> = row.try_get("approved_login")?;
+    let envelope_text: Option<String> = row.try_get("repository_grant")?;
+    let envelope_digest: Option<String> = row.try_get("repository_grant_digest")?;
+    let envelope_paths: Option<i64> = row.try_get("repository_grant_paths")?;
     Ok(Grant {
         id: row.try_get("id")?,
         repo_id: row.try_get("repo_id")?,
@@ -50,6 +55,13 @@ fn grant_from(row: &AnyRow) -> Result<Grant, sqlx::Error> {
         confirmed_at: row.try_get("confirmed_at")?,
         approved_at: row.try_get("approved_at")?,
         revoked_at: row.try_get("revoked_at")?,
+        envelope: envelope_text.zip(envelope_digest).zip(envelope_paths).map(
+            |((canonical, digest), path_count)| envelope::Stored {
+                canonical,
+                digest,
+                path_count,
+            },
+        ),
     })
 }
 
@@ -68,6 +80,8 @@ pub struct NewGrant<'a> {
     pub summary: &'a str,
     /// RFC 3339.
     pub now: &'a str,
+    /// The repository grant envelope, if the human attached one.
+    pub envelope: Option<&'a envelope::Stored>,
 }
 
 /// Inserts a grant in `awaiting_agent`, revision 1, and stores its digest,
@@ -75,8 +89,9 @@ pub struct NewGrant<'a> {
 pub async fn insert(conn: &mut AnyConnection, new: &NewGrant<'_>) -> Result<i64, sqlx::Error> {
     let row = sqlx::query(
         "INSERT INTO agent_work_grants (repo_id, agent_id, prepared_by, state, state_revision, \
-         task, summary, digest, created_at, updated_at) \
-         VALUES ($1, $2, $3, 'awaiting_agent', 1, $4, $5, '', $6, $6) RETURNING id",
+         task, summary, digest, created_at, updated_at, repository_grant, \
+         repository_grant_digest, repository_grant_paths) \
+         VALUES ($1, $2, $3, 'awaiting_agent', 1, $4, $5, '', $6, $6, $7, $8, $9) RETURNING id",
     )
     .bind(new.repo_id)
     .bind(new.agent_id)
@@ -84,6 +99,9 @@ pub async fn insert(conn: &mut AnyConnection, new: &NewGrant<'_>) -> Result<i64,
     .bind(new.task)
     .bind(new.summary)
     .bind(new.now)
+    .bind(new.envelope.map(|e| e.canonical.clone()))
+    .bind(new.envelope.map(|e| e.digest.clone()))
+    .bind(new.envelope.map(|e| e.path_count))
     .fetch_one(&mut *conn)
     .await?;
     let id: i64 = row.try_get("id")?;

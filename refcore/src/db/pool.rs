@@ -39,16 +39,30 @@ pub fn is_unique_violation(err: &sqlx::Error) -> bool {
 #[derive(Debug)]
 struct Embedded(Backend);
 
-const SQLITE_MIGRATIONS: [(i64, &str, &str); 1] = [(
-    1,
-    "init",
-    include_str!("../../migrations/sqlite/0001_init.sql"),
-)];
-const POSTGRES_MIGRATIONS: [(i64, &str, &str); 1] = [(
-    1,
-    "init",
-    include_str!("../../migrations/postgres/0001_init.sql"),
-)];
+const SQLITE_MIGRATIONS: [(i64, &str, &str); 2] = [
+    (
+        1,
+        "init",
+        include_str!("../../migrations/sqlite/0001_init.sql"),
+    ),
+    (
+        2,
+        "repository grant",
+        include_str!("../../migrations/sqlite/0002_repository_grant.sql"),
+    ),
+];
+const POSTGRES_MIGRATIONS: [(i64, &str, &str); 2] = [
+    (
+        1,
+        "init",
+        include_str!("../../migrations/postgres/0001_init.sql"),
+    ),
+    (
+        2,
+        "repository grant",
+        include_str!("../../migrations/postgres/0002_repository_grant.sql"),
+    ),
+];
 
 type BoxDynError = Box<dyn std::error::Error + Send + Sync>;
 

@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use super::digest::{SCHEMA, VERSION};
+use super::envelope;
 use super::json::UserRef;
 use crate::error::AppError;
 use crate::faults::fault;
@@ -148,6 +149,8 @@ pub struct Grant {
     pub approved_at: Option<String>,
     /// When a human withdrew.
     pub revoked_at: Option<String>,
+    /// The repository grant envelope attached at preparation (spec §8).
+    pub envelope: Option<envelope::Stored>,
 }
 
 /// `repository` inside the grant JSON.
@@ -172,6 +175,19 @@ pub struct ProposalJson {
     pub version: i64,
     /// The digest.
     pub digest: String,
+}
+
+/// `repository_grant` inside the grant JSON (spec §8): bounded evidence
+/// only, never the patterns.
+#[derive(Debug, Clone, Serialize)]
+pub struct RepositoryGrantJson {
+    /// Lowercase hex SHA-256 of the canonical envelope's JCS text.
+    pub digest: String,
+    /// How many path patterns it allows.
+    pub path_count: i64,
+    /// Only under the `envelope-patterns-exposed` fault.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed_paths: Option<Vec<String>>,
 }
 
 /// The grant JSON of spec §2, member for member.
@@ -207,6 +223,8 @@ pub struct GrantJson {
     pub approved_at: Option<String>,
     /// RFC 3339 or null.
     pub revoked_at: Option<String>,
+    /// The envelope's evidence (spec §8), or null.
+    pub repository_grant: Option<RepositoryGrantJson>,
 }
 
 impl Grant {
@@ -237,6 +255,11 @@ impl Grant {
             confirmed_at: self.confirmed_at.clone(),
             approved_at: self.approved_at.clone(),
             revoked_at: self.revoked_at.clone(),
+            repository_grant: self.envelope.as_ref().map(|e| RepositoryGrantJson {
+                digest: e.digest.clone(),
+                path_count: e.path_count,
+                allowed_paths: fault!(EnvelopePatternsExposed).then(|| e.patterns()),
+            }),
         }
     }
 }

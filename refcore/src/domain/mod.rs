@@ -2,6 +2,7 @@
 //! surfaces (API and browser) share one definition.
 //!
 //! - [`digest`]: the RFC 8785 proposal digest.
+//! - [`envelope`]: the repository grant envelope of spec §8 (parsed, not execution-enabled).
 //! - [`grant`]: grant states, transitions and the grant JSON.
 //! - [`submission`]: receipts and their read-time status.
 //! - [`scopes`]: Forgejo token scopes and their implication.
@@ -10,6 +11,7 @@
 //! - [`json`]: the shared JSON shapes of users, repositories and issues.
 
 pub mod digest;
+pub mod envelope;
 pub mod grant;
 pub mod json;
 pub mod permission;

@@ -230,6 +230,7 @@ pub async fn submit(
         )));
     }
     request.triple.check_against(&grant.digest)?;
+    not_enveloped(&grant)?;
     let now = db::now();
     let issue = db::issues::NewIssue {
         repo_id: grant.repo_id,
@@ -319,6 +320,19 @@ pub async fn submit(
         raw_digests::record(grant.id, &request.request_key, raw);
     }
     Ok((SubmitOutcome::Created, pair(&grant, &stored)))
+}
+
+/// Spec §8 fail-closed: a grant that carries a repository grant envelope
+/// is confirmed, approved and withdrawn as usual, but version 1 is not
+/// execution-enabled, so every submission to it is 409 and writes nothing
+/// (unless the `envelope-grant-executes` fault is active).
+fn not_enveloped(grant: &Grant) -> Result<(), AppError> {
+    if grant.envelope.is_some() && !fault!(EnvelopeGrantExecutes) {
+        return Err(AppError::conflict(
+            "repository_grant is not execution-enabled",
+        ));
+    }
+    Ok(())
 }
 
 /// `GET …/{id}/submissions/{request_key}`.
@@ -413,6 +427,7 @@ async fn issue_before_lock(
     .await?;
     let unused = grant.state == GrantState::Active
         && request.triple.check_against(&grant.digest).is_ok()
+        && not_enveloped(&grant).is_ok()
         && db::submissions::find(&mut conn, grant.id, &request.request_key)
             .await?
             .is_none();

@@ -4,6 +4,7 @@
 
 use super::access;
 use crate::db::{self, Db, repos::RepoRow, users::UserRow};
+use crate::domain::envelope;
 use crate::domain::grant::{Grant, Transition};
 use crate::domain::permission::Permission;
 use crate::domain::submission::Submission;
@@ -48,18 +49,48 @@ pub async fn show(
     Ok((grant, receipts))
 }
 
-/// Prepares a grant for bot `agent_login`: `awaiting_agent`, revision 1.
+/// What a human fills in to prepare a grant.
+#[derive(Debug, Clone, Copy)]
+pub struct Preparation<'a> {
+    /// The bot's login.
+    pub agent: &'a str,
+    /// The task, whole.
+    pub task: &'a str,
+    /// The summary, whole.
+    pub summary: &'a str,
+    /// The `repository_grant` field as typed (spec §8); absent or empty
+    /// means no envelope.
+    pub repository_grant: Option<&'a str>,
+}
+
+/// The envelope a preparation carries: only its own `repository_grant`
+/// field, parsed strictly (spec §8). Task and summary are prose and never
+/// authority; only the `envelope-adopted-from-task` fault reads them.
+fn envelope_of(form: &Preparation<'_>) -> Result<Option<envelope::Stored>, AppError> {
+    let explicit = envelope::parse(form.repository_grant)?;
+    let adopted = || {
+        fault!(EnvelopeAdoptedFromTask)
+            .then(|| {
+                envelope::found_in_text(form.task).or_else(|| envelope::found_in_text(form.summary))
+            })
+            .flatten()
+    };
+    Ok(explicit.or_else(adopted).map(|e| e.stored()))
+}
+
+/// Prepares a grant for bot `form.agent`: `awaiting_agent`, revision 1,
+/// with the envelope the form carries, if any.
 pub async fn prepare(
     db: &Db,
     user: &UserRow,
     repo: &RepoRow,
-    agent_login: &str,
-    task: &str,
-    summary: &str,
+    form: &Preparation<'_>,
 ) -> Result<i64, AppError> {
+    let (agent_login, task, summary) = (form.agent, form.task, form.summary);
     validate::grant_text("task", task)?;
     validate::grant_text("summary", summary)?;
     validate::no_nul("agent", agent_login)?;
+    let envelope = envelope_of(form)?;
     let mut tx = db.begin_write().await?;
     let agent = if validate::is_name(agent_login) {
         db::users::by_login(&mut tx, agent_login).await?
@@ -79,6 +110,7 @@ pub async fn prepare(
             task,
             summary,
             now: &now,
+            envelope: envelope.as_ref(),
         },
     )
     .await?;

@@ -80,6 +80,8 @@ pub async fn grants_new_page(
          <label>Agent (bot login) <input type=\"text\" name=\"agent\" required></label>\n\
          <label>Task <textarea name=\"task\" required></textarea></label>\n\
          <label>Summary <textarea name=\"summary\" required></textarea></label>\n\
+         <label>Repository grant (optional JSON envelope, spec §8) \
+         <textarea name=\"repository_grant\"></textarea></label>\n\
          <button type=\"submit\">Prepare</button>\n</form>",
         escape(&repo.full_name()),
         escape(&base(&repo)),
@@ -89,7 +91,8 @@ pub async fn grants_new_page(
 }
 
 /// `POST /{owner}/{repo}/agent-work-grants` (`_csrf`, `agent`, `task`,
-/// `summary`): prepares a grant, 303 to its page.
+/// `summary`, optional `repository_grant`): prepares a grant, 303 to its
+/// page; an invalid envelope is a 422 page naming the rule it breaks.
 pub async fn grants_create(
     State(state): State<AppState>,
     session: Session,
@@ -110,7 +113,14 @@ pub async fn grants_create(
             .to_string())
     };
     let (agent, task, summary) = (field("agent")?, field("task")?, field("summary")?);
-    let id = human::prepare(&state.db, user, &repo, &agent, &task, &summary).await?;
+    let repository_grant = form.get("repository_grant")?;
+    let preparation = human::Preparation {
+        agent: &agent,
+        task: &task,
+        summary: &summary,
+        repository_grant,
+    };
+    let id = human::prepare(&state.db, user, &repo, &preparation).await?;
     Ok(see_other(format!("{}/{id}", base(&repo))))
 }
 
@@ -137,6 +147,29 @@ fn receipts_table(receipts: &[Submission]) -> String {
         .collect();
     format!(
         "<table class=\"receipts\">\n<tr><th>Request key</th><th>Status</th><th>Issue</th><th>By</th><th>Submitted</th></tr>\n{rows}</table>"
+    )
+}
+
+/// The repository grant envelope on the admin's page (spec §8: the only
+/// place its patterns are shown), or a line saying there is none.
+fn envelope_section(grant: &Grant) -> String {
+    let Some(envelope) = &grant.envelope else {
+        return "<h2>Repository grant</h2>\n<p class=\"grant-envelope-none\">None.</p>\n"
+            .to_string();
+    };
+    let patterns: String = envelope
+        .patterns()
+        .iter()
+        .map(|p| format!("<li><code>{}</code></li>", escape(p)))
+        .collect();
+    format!(
+        "<h2>Repository grant</h2>\n<p class=\"grant-envelope\">Not execution-enabled: submissions \
+         to this grant are refused. Digest <code class=\"grant-envelope-digest\">{}</code>, \
+         {} path pattern(s):</p>\n<ul class=\"grant-envelope-paths\">{patterns}</ul>\n\
+         <pre class=\"grant-envelope-json\">{}</pre>\n",
+        escape(&envelope.digest),
+        envelope.path_count,
+        escape(&envelope.canonical)
     )
 }
 
@@ -196,7 +229,7 @@ pub async fn grants_show_page(
          <dt>Confirmed</dt><dd class=\"grant-confirmed-at\">{}</dd>\n\
          <dt>Approved</dt><dd class=\"grant-approved-at\">{}</dd>\n\
          <dt>Revoked</dt><dd class=\"grant-revoked-at\">{}</dd>\n</dl>\n\
-         <h2>Task</h2>\n{}\n<h2>Summary</h2>\n{}\n<div class=\"grant-actions\">\n{forms}</div>\n\
+         <h2>Task</h2>\n{}\n<h2>Summary</h2>\n{}\n{}<div class=\"grant-actions\">\n{forms}</div>\n\
          <h2>Receipts</h2>\n{}",
         grant.id,
         escape(&repo.full_name()),
@@ -218,6 +251,7 @@ pub async fn grants_show_page(
         optional(&grant.revoked_at),
         pre("grant-task", &grant.task),
         pre("grant-summary", &grant.summary),
+        envelope_section(&grant),
         receipts_table(&receipts)
     );
     Ok(html::page(

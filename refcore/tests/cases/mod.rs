@@ -6,6 +6,7 @@ mod auth;
 mod bad_input;
 mod browser;
 mod concurrency;
+mod envelope;
 mod exact_replay;
 mod faults;
 mod grants;
@@ -53,6 +54,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(pages::issue_page),
         trial!(concurrency::twenty_identical_submissions),
         trial!(concurrency::twenty_approvals),
+        trial!(envelope::envelope_lifecycle),
         trial!(exact_replay::decoded_json),
         trial!(exact_replay::issue_edit),
         trial!(exact_replay::token_delete),
