@@ -33,6 +33,8 @@ pub mod adapter_tools;
 pub mod concurrency;
 pub mod exact_replay;
 pub mod exact_replay_access;
+pub mod envelope;
+pub mod envelope_refusals;
 pub mod flows;
 
 use grantgate_engine::prelude::Scenario;
@@ -64,6 +66,8 @@ pub fn catalogue() -> Vec<Scenario> {
         concurrency::scenarios(),
         exact_replay::scenarios(),
         exact_replay_access::scenarios(),
+        envelope::scenarios(),
+        envelope_refusals::scenarios(),
     ];
     families.concat()
 }

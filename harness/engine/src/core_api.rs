@@ -23,6 +23,8 @@ pub mod fields {
     pub const TASK: &str = "task";
     /// New-grant form: the summary.
     pub const SUMMARY: &str = "summary";
+    /// New-grant form: the optional repository grant envelope, JSON text (spec §8).
+    pub const REPOSITORY_GRANT: &str = "repository_grant";
     /// Approve and withdraw forms: the compare-and-swap value.
     pub const STATE_REVISION: &str = "state_revision";
 }

@@ -46,6 +46,7 @@ pub struct Ctx {
     adapter_bin: PathBuf,
     adapter_env: Vec<(String, String)>,
     dir: PathBuf,
+    core_log: Option<crate::child::SharedLog>,
 }
 
 impl Ctx {
@@ -71,7 +72,14 @@ impl Ctx {
             adapter_bin,
             adapter_env: Vec::new(),
             dir,
+            core_log: None,
         }
+    }
+
+    /// The Core's captured output, for [`Ctx::core_log`].
+    pub(crate) fn with_core_log(mut self, log: crate::child::SharedLog) -> Self {
+        self.core_log = Some(log);
+        self
     }
 
     /// Extra environment for every adapter this context starts (the run's
@@ -100,6 +108,17 @@ impl Ctx {
     /// moves; it is never handed to a bot.
     pub fn setup(&self) -> &SetupClient {
         &self.setup
+    }
+
+    /// The Core's log so far (stdout and stderr as captured), unredacted:
+    /// for a scenario that proves something never reaches the log (spec §8
+    /// "the raw patterns never appear in … logs"). Empty when the runtime
+    /// captures none.
+    pub fn core_log(&self) -> String {
+        self.core_log
+            .as_ref()
+            .map(crate::child::SharedLog::text)
+            .unwrap_or_default()
     }
 
     /// Registers a value the scenario made up as a secret (e.g. a fake

@@ -29,8 +29,9 @@ pub use crate::proxy::{Canned, CapturedRequest, Fault, FaultProxy};
 pub use crate::runner::catalogue::Scenario;
 pub use crate::stack::Backend;
 pub use crate::views::{
-    ErrorBody, Grant, GrantListPage, GrantMarker, GrantRef, Issue, IssueRef, NewIssue, Proposal,
-    Receipt, RepoRef, Repository, Submitted, UserRef, expected_digest, state,
+    EnvelopeEvidence, ErrorBody, Grant, GrantListPage, GrantMarker, GrantRef, Issue, IssueRef,
+    NewIssue, Proposal, Receipt, RepoRef, Repository, Submitted, UserRef, envelope_digest,
+    expected_digest, state,
 };
 pub use crate::vocab::{Abort, Outcome, Step};
 /// Runs several futures at once and waits for all (concurrency scenarios).

@@ -118,17 +118,48 @@ pub struct Grant {
     pub approved_at: Option<String>,
     /// When it was withdrawn, if it was.
     pub revoked_at: Option<String>,
+    /// The repository grant envelope's evidence (spec §8), `null` when the
+    /// grant has none. Read it through [`Grant::envelope`], which also
+    /// insists that the member is there.
+    #[serde(default)]
+    pub repository_grant: Option<EnvelopeEvidence>,
+    /// Whether the Core sent a `repository_grant` member at all.
+    #[serde(skip)]
+    pub has_repository_grant: bool,
     /// The object as the Core sent it, extra members included (for parity).
     #[serde(skip)]
     pub raw: Value,
+}
+
+/// `repository_grant` of a grant (spec §8): bounded evidence only.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct EnvelopeEvidence {
+    /// Lowercase hex SHA-256 of the canonical envelope's JCS text.
+    pub digest: String,
+    /// How many path patterns the envelope allows.
+    pub path_count: i64,
 }
 
 impl Grant {
     /// Reads a grant object.
     pub fn from_json(value: &Value) -> Step<Grant> {
         let mut grant: Grant = read("the grant", value)?;
+        grant.has_repository_grant = value.get("repository_grant").is_some();
         grant.raw = value.clone();
         Ok(grant)
+    }
+
+    /// The envelope evidence (spec §8): `None` for a grant without one. A
+    /// grant object without the `repository_grant` member is the Core's
+    /// failure: the contract makes it `null` or `{digest, path_count}`.
+    pub fn envelope(&self) -> Step<Option<&EnvelopeEvidence>> {
+        if !self.has_repository_grant {
+            return Err(Abort::failed(format!(
+                "grant {} has no `repository_grant` member (spec §8: null or {{digest, path_count}})",
+                self.id
+            )));
+        }
+        Ok(self.repository_grant.as_ref())
     }
 
     /// Which grant this is, for further calls.
@@ -377,6 +408,30 @@ pub fn expected_digest(grant: &Grant) -> Step<String> {
     Ok(hex::encode(Sha256::digest(&canonical)))
 }
 
+/// The digest of a repository grant envelope (spec §8), computed by the
+/// harness on its own: `allowed_paths` sorted by byte order, then the
+/// lowercase hex SHA-256 of the envelope's JCS (RFC 8785) serialisation.
+/// `envelope` is the envelope object a human typed (any path order).
+pub fn envelope_digest(envelope: &Value) -> Step<String> {
+    use sha2::{Digest, Sha256};
+    let mut canonical = envelope.clone();
+    let paths = canonical
+        .get_mut("allowed_paths")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| Abort::errored(format!("not an envelope: {envelope}")))?;
+    let mut sorted: Vec<String> = paths
+        .iter()
+        .map(|p| p.as_str().map(str::to_owned))
+        .collect::<Option<_>>()
+        .ok_or_else(|| Abort::errored(format!("allowed_paths are not strings: {envelope}")))?;
+    // Byte order: Rust orders `String`s by their UTF-8 bytes.
+    sorted.sort();
+    *paths = sorted.into_iter().map(Value::String).collect();
+    let bytes = serde_json_canonicalizer::to_vec(&canonical)
+        .map_err(|e| Abort::errored(format!("JCS serialisation: {e}")))?;
+    Ok(hex::encode(Sha256::digest(&bytes)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,5 +478,39 @@ mod tests {
             expected_digest(&g).unwrap(),
             hex::encode(Sha256::digest(canonical.as_bytes()))
         );
+    }
+
+    /// The canonical texts were written out by hand (members and paths
+    /// sorted, no whitespace) and hashed with Python's hashlib.
+    #[test]
+    fn the_envelope_digest_matches_hand_computed_vectors() {
+        let envelope = json!({"version": "1", "allowed_paths": ["docs/", "README.md"],
+                              "commit_count": {"min": 1, "max": 1}, "publish": false});
+        // {"allowed_paths":["README.md","docs/"],"commit_count":{"max":1,"min":1},"publish":false,"version":"1"}
+        assert_eq!(
+            envelope_digest(&envelope).unwrap(),
+            "af2e7c8275c9ba8c8f78485067f9608e21b20204e738d64767d7dcbdac918599"
+        );
+        let envelope = json!({"publish": false, "commit_count": {"max": 32, "min": 2},
+                              "allowed_paths": ["été/", "src/", "Zeta/**/*.md"], "version": "1"});
+        // {"allowed_paths":["Zeta/**/*.md","src/","été/"],"commit_count":{"max":32,"min":2},"publish":false,"version":"1"}
+        assert_eq!(
+            envelope_digest(&envelope).unwrap(),
+            "87d02a7c4fbcecf78d5c317172059e905c13c0d2ac9e7553efecb950b2605005"
+        );
+    }
+
+    #[test]
+    fn the_envelope_member_must_be_there_and_may_be_null() {
+        let g = Grant::from_json(&grant_json()).unwrap();
+        assert!(matches!(g.envelope(), Err(Abort::Failed(_))));
+        let mut v = grant_json();
+        v["repository_grant"] = json!(null);
+        assert_eq!(Grant::from_json(&v).unwrap().envelope().unwrap(), None);
+        v["repository_grant"] = json!({"digest": "ab", "path_count": 2, "x": 1});
+        let g = Grant::from_json(&v).unwrap();
+        assert_eq!(g.envelope().unwrap().map(|e| e.path_count), Some(2));
+        v["repository_grant"] = json!({"digest": "ab", "path_count": "2"});
+        assert!(Grant::from_json(&v).is_err());
     }
 }

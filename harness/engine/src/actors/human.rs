@@ -187,6 +187,32 @@ impl Human {
         ))
     }
 
+    /// Prepares a grant as [`prepare_grant`](Self::prepare_grant) does, with
+    /// `envelope` typed into the form's `repository_grant` field (spec §8).
+    /// Returns the page the browser lands on, whatever it is: a grant page
+    /// after a 303, or the Core's refusal.
+    pub async fn prepare_grant_with_envelope(
+        &self,
+        repo: &str,
+        agent: &str,
+        task: &str,
+        summary: &str,
+        envelope: &str,
+    ) -> Step<(Option<GrantRef>, Page)> {
+        let (owner, name) = split_repo(repo)?;
+        let mut form = self.prepare_form(repo, agent, task, summary).await?;
+        form.set(fields::REPOSITORY_GRANT, envelope);
+        let landed = self.submit(&form).await?;
+        let grant = core_api::grant_id_of_page(&landed.url)
+            .filter(|_| landed.status == 200)
+            .map(|id| GrantRef {
+                owner: owner.to_owned(),
+                repo: name.to_owned(),
+                id,
+            });
+        Ok((grant, landed))
+    }
+
     /// Opens the grant's page.
     pub async fn grant_page(&self, grant: &GrantRef) -> Step<Page> {
         self.open(&core_api::grant_page(grant)).await

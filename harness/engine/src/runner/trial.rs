@@ -99,6 +99,7 @@ impl Engine {
         let backend = trial.backend;
         let needs = identity::needs(&trial.scenario);
         let task_journal = journal.clone();
+        let core_log = stack.core_log();
         // The scenario runs in a task of its own: a panic inside it ends that
         // task only, and cancelling aborts it (dropping its adapters).
         let mut task = tokio::spawn(async move {
@@ -138,7 +139,8 @@ impl Engine {
             };
             let core_version = version["version"].as_str().map(str::to_owned);
             let mut ctx = Ctx::new(backend, base_url, journal, setup, applied, adapter_bin, dir)
-                .with_adapter_env(adapter_env);
+                .with_adapter_env(adapter_env)
+                .with_core_log(core_log);
             let outcome = scenario(&mut ctx).await.map(|()| None);
             let (_, logs) = ctx.finish().await;
             (outcome, core_version, logs)
