@@ -148,6 +148,7 @@ fn main() {
         started_at,
         duration_ms: started.elapsed().as_millis() as u64,
         environment: rt.block_on(engine.environment(&results)),
+        invocation: engine.invocation(&results),
         results,
     };
     let root = std::env::var_os("GRANTGATE_REPORT_DIR")

@@ -176,7 +176,7 @@ impl Engine {
     }
 
     /// How the run was asked for, for the report (`results` ran).
-    fn invocation(&self, results: &[ScenarioResult]) -> Invocation {
+    pub fn invocation(&self, results: &[ScenarioResult]) -> Invocation {
         let c = &self.config;
         let docker = c.runtime == RuntimeKind::Docker;
         let pairs =
