@@ -49,6 +49,7 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         verdict: Verdict::Passed,
         duration_ms: 0,
         stack_startup_ms: None,
+        started_ms: None,
         core_version: None,
         database_version: None,
         steps: Vec::new(),

@@ -44,6 +44,7 @@ impl Engine {
             verdict: Verdict::Passed,
             duration_ms: 0,
             stack_startup_ms: None,
+            started_ms: Some(self.since_run_start(started)),
             core_version: None,
             database_version: None,
             steps: Vec::new(),
@@ -210,6 +211,12 @@ impl Engine {
             stack.teardown().await;
         }
         self.finish(result, journal, started, events)
+    }
+
+    /// Milliseconds from the run's start to `instant`.
+    fn since_run_start(&self, instant: Instant) -> u64 {
+        let start = *self.run_start.get_or_init(|| instant);
+        instant.saturating_duration_since(start).as_millis() as u64
     }
 
     fn finish(
