@@ -197,8 +197,7 @@ async fn timeout_is_uncertain(ctx: &mut Ctx) -> Outcome {
     // A second adapter of the same bot with a short upstream timeout: only
     // the faulted calls go through it, so a slow machine cannot time out the
     // flow that sets the grant up.
-    let hasty = ctx
-        .bot_via_proxy_with_timeout(LAB_BOT, SHORT_TIMEOUT)
+    let hasty = ctx.bot_builder(LAB_BOT).via_proxy().upstream_timeout(SHORT_TIMEOUT).start()
         .await?;
 
     ctx.step("the Core commits the submission; its answer is held past the adapter's timeout");
@@ -262,7 +261,7 @@ pub(crate) async fn proxied_active_grant(
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
-    let bot = ctx.bot_via_proxy(LAB_BOT).await?;
+    let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let (grant, proposal) = flows::active_grant(ctx, &alice, &bot, LAB, task).await?;
     Ok((bot, grant, proposal))
 }

@@ -186,7 +186,7 @@ async fn lost_confirm_settled_by_readback(ctx: &mut Ctx) -> Outcome {
     let (grant, _) = alice
         .prepare_grant(LAB, LAB_BOT, "Lost confirmations settle", "summary")
         .await?;
-    let bot = ctx.bot_via_proxy(LAB_BOT).await?;
+    let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let proxy = ctx.proxy().await?;
     let proposal = bot.read_proposal(&grant).await?;
 
@@ -224,7 +224,7 @@ async fn lost_confirm_settled_by_readback(ctx: &mut Ctx) -> Outcome {
 #[scenario(AdapterInputs, parity)]
 async fn clamped_pages_yield_every_grant(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 31).await?;
-    let bot = ctx.bot_via_proxy(LAB_BOT).await?;
+    let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let proxy = ctx.proxy().await?;
 
     ctx.step("lab-bot pages through its grants while the Core clamps to 10");

@@ -143,7 +143,7 @@ async fn envelope_never_synthesised(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
-    let bot = ctx.bot_via_proxy(LAB_BOT).await?;
+    let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let proxy = ctx.proxy().await?;
     let native = ctx.native(LAB_BOT)?;
     let inner = envelope(&["src/", "docs/"], 1, 3);

@@ -283,7 +283,7 @@ async fn exact_replay_after_human_edit(ctx: &mut Ctx) -> Outcome {
 async fn exact_replay_token_deleted(ctx: &mut Ctx) -> Outcome {
     ctx.step("lab-bot gets a token of its own for this work");
     let token = ctx.mint_bot_token(LAB_BOT).await?;
-    let bot = ctx.bot_with_token(&token).await?;
+    let bot = ctx.bot_builder(LAB_BOT).token(&token).start().await?;
     let native = ctx.native_with_token(&token)?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: deleted token").await?;
 
@@ -321,7 +321,7 @@ async fn exact_replay_token_deleted(ctx: &mut Ctx) -> Outcome {
         .submit(&grant, &proposal, &submission)
         .await?;
     expect_native_replay(ctx, "the native replay with a new token", &answer, &receipt)?;
-    let bot = ctx.bot_with_token(&renewed).await?;
+    let bot = ctx.bot_builder(LAB_BOT).token(&renewed).start().await?;
     let replay = submit_ok(ctx, &bot, &grant, &proposal, &submission, 200).await?;
     flows::expect_same_receipt(
         ctx,

@@ -74,7 +74,7 @@ async fn exact_replay_access_lost_and_restored(ctx: &mut Ctx) -> Outcome {
 /// original text — while the identical retry answers 200 with the receipt.
 #[scenario(ExactReplay, parity)]
 async fn exact_replay_after_lost_response(ctx: &mut Ctx) -> Outcome {
-    let bot = ctx.bot_via_proxy(LAB_BOT).await?;
+    let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: lost response").await?;
     let proxy = ctx.proxy().await?;
 
@@ -160,7 +160,7 @@ async fn exact_replay_after_lost_response(ctx: &mut Ctx) -> Outcome {
 /// POSTs at the proxy), so the adapter never makes a key up.
 #[scenario(ExactReplay, parity)]
 async fn exact_replay_key_is_the_callers(ctx: &mut Ctx) -> Outcome {
-    let bot = ctx.bot_via_proxy(LAB_BOT).await?;
+    let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: the caller's key").await?;
     let proxy = ctx.proxy().await?;
     let watch = Watch::new(LAB_BOT, LAB).grant(&grant);

@@ -208,7 +208,7 @@ async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in; lab-bot's adapter goes through the proxy, other-bot's runs too");
     alice.login().await?;
-    let bot = ctx.bot_via_proxy(LAB_BOT).await?;
+    let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let other = ctx.bot(OTHER_BOT).await?;
     let (grant, proposal) = active_grant(ctx, &alice, &bot, LAB, "Traffic check").await?;
 
@@ -262,7 +262,7 @@ async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
     ctx.step(
         "lab-bot calls, with its own bearer, an adapter whose process holds other-bot's token",
     );
-    let bot = ctx.bot_with_process_token_of(LAB_BOT, OTHER_BOT).await?;
+    let bot = ctx.bot_builder(LAB_BOT).process_token_of(OTHER_BOT).start().await?;
     let read = bot.get_grant(&grant).await?;
     // What travelled is the claim; the answer follows from it.
     let proxy = ctx.proxy().await?;

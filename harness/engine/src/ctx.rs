@@ -33,6 +33,94 @@ pub struct BotToken {
     secret: String,
 }
 
+/// How to start a bot's adapter, from [`Ctx::bot_builder`]; `start` runs it.
+pub struct BotBuilder<'a> {
+    ctx: &'a mut Ctx,
+    login: String,
+    via_proxy: bool,
+    upstream_timeout: Option<std::time::Duration>,
+    token: Option<String>,
+    scopes: Option<Vec<String>>,
+    process_token_of: Option<String>,
+}
+
+impl BotBuilder<'_> {
+    /// Its adapter reaches the Core through the scenario's fault proxy.
+    pub fn via_proxy(mut self) -> Self {
+        self.via_proxy = true;
+        self
+    }
+
+    /// Its adapter gives up on an upstream request after `timeout`
+    /// (`--upstream-timeout-ms`), so timeout scenarios stay fast.
+    pub fn upstream_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.upstream_timeout = Some(timeout);
+        self
+    }
+
+    /// It holds a freshly minted token with exactly `scopes`.
+    pub fn scopes(mut self, scopes: &[&str]) -> Self {
+        self.scopes = Some(scopes.iter().map(|s| s.to_string()).collect());
+        self
+    }
+
+    /// It holds `token` (from [`Ctx::mint_bot_token`]) instead of its
+    /// fixture token.
+    pub fn token(mut self, token: &BotToken) -> Self {
+        self.login = token.login.clone();
+        self.token = Some(token.secret.clone());
+        self
+    }
+
+    /// Its adapter process holds `other`'s token while every MCP request
+    /// carries this bot's token as its bearer (spec §6: over HTTP the
+    /// request's bearer wins); through the fault proxy.
+    pub fn process_token_of(mut self, other: &str) -> Self {
+        self.process_token_of = Some(other.to_owned());
+        self.via_proxy = true;
+        self
+    }
+
+    /// Starts the adapter; the context stops it when the scenario ends.
+    pub async fn start(self) -> Step<Bot> {
+        let ctx = self.ctx;
+        let own = match (self.token, self.scopes) {
+            (Some(token), _) => token,
+            (None, Some(scopes)) => {
+                let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+                ctx.mint_token(&self.login, &scopes).await?
+            }
+            (None, None) => ctx.token(&self.login)?,
+        };
+        let url = if self.via_proxy {
+            ctx.proxy().await?.url()
+        } else {
+            ctx.base_url.clone()
+        };
+        let (process_token, caller_bearer) = match self.process_token_of {
+            Some(other) => (ctx.token(&other)?, Some(own)),
+            None => (own, None),
+        };
+        let settings = AdapterSettings {
+            env: ctx.adapter_env.clone(),
+            upstream_timeout: self.upstream_timeout,
+            caller_bearer,
+        };
+        let bot = Bot::start(
+            &self.login,
+            &process_token,
+            &url,
+            &ctx.adapter_bin,
+            &ctx.dir,
+            &settings,
+            ctx.journal.clone(),
+        )
+        .await?;
+        ctx.bots.push(bot.clone());
+        Ok(bot)
+    }
+}
+
 /// One scenario's view of its stack.
 pub struct Ctx {
     backend: Backend,
@@ -244,63 +332,25 @@ impl Ctx {
         Ok(value)
     }
 
-    /// The bot with this login, running its own adapter against the Core.
+    /// The bot with this login, running its own adapter against the Core
+    /// with its fixture token: `ctx.bot_builder(login).start()`.
     pub async fn bot(&mut self, login: &str) -> Step<Bot> {
-        let token = self.token(login)?;
-        let url = self.base_url.clone();
-        self.start_bot(login, &token, &url).await
+        self.bot_builder(login).start().await
     }
 
-    /// The bot with this login, its adapter reaching the Core through the
-    /// scenario's fault proxy.
-    pub async fn bot_via_proxy(&mut self, login: &str) -> Step<Bot> {
-        let token = self.token(login)?;
-        let url = self.proxy().await?.url();
-        self.start_bot(login, &token, &url).await
-    }
-
-    /// The bot with this login, its adapter reaching the Core through the
-    /// fault proxy and giving up on an upstream request after `timeout`
-    /// (`--upstream-timeout-ms`), for timeout scenarios that must stay fast.
-    pub async fn bot_via_proxy_with_timeout(
-        &mut self,
-        login: &str,
-        timeout: std::time::Duration,
-    ) -> Step<Bot> {
-        let token = self.token(login)?;
-        let url = self.proxy().await?.url();
-        self.launch_bot(login, &token, &url, Some(timeout)).await
-    }
-
-    /// An adapter, through the fault proxy, whose process holds the token of
-    /// `process_login` while every MCP request carries `caller`'s token as its
-    /// bearer (spec §6: over HTTP the request's bearer wins). The bot is
-    /// `caller`'s.
-    pub async fn bot_with_process_token_of(
-        &mut self,
-        caller: &str,
-        process_login: &str,
-    ) -> Step<Bot> {
-        let bearer = self.token(caller)?;
-        let process_token = self.token(process_login)?;
-        let url = self.proxy().await?.url();
-        let settings = AdapterSettings {
-            env: self.adapter_env.clone(),
+    /// A bot's adapter with other settings: through the fault proxy, a
+    /// short upstream timeout, a token of narrower scopes or one minted
+    /// apart, or another bot's token in the process (see [`BotBuilder`]).
+    pub fn bot_builder(&mut self, login: &str) -> BotBuilder<'_> {
+        BotBuilder {
+            ctx: self,
+            login: login.to_owned(),
+            via_proxy: false,
             upstream_timeout: None,
-            caller_bearer: Some(bearer),
-        };
-        let bot = Bot::start(
-            caller,
-            &process_token,
-            &url,
-            &self.adapter_bin,
-            &self.dir,
-            &settings,
-            self.journal.clone(),
-        )
-        .await?;
-        self.bots.push(bot.clone());
-        Ok(bot)
+            token: None,
+            scopes: None,
+            process_token_of: None,
+        }
     }
 
     /// True when `haystack` holds the fixture token of any bot other than
@@ -342,14 +392,6 @@ impl Ctx {
         self.journal.secrets().occurrences(&rest) > 0
     }
 
-    /// The bot with this login holding a freshly minted token with exactly
-    /// `scopes` (for missing-scope scenarios).
-    pub async fn bot_with_scopes(&mut self, login: &str, scopes: &[&str]) -> Step<Bot> {
-        let token = self.mint_token(login, scopes).await?;
-        let url = self.base_url.clone();
-        self.start_bot(login, &token, &url).await
-    }
-
     /// The bot's direct line to the native API with its fixture token, to see
     /// exactly what the Core answers (statuses, `Link`, `X-Total-Count`).
     pub fn native(&self, login: &str) -> Step<NativeClient> {
@@ -387,13 +429,6 @@ impl Ctx {
     /// (the `token-delete` setup extension).
     pub async fn delete_bot_token(&self, token: &BotToken) -> Step<()> {
         self.setup.delete_token(&token.login, token.id).await
-    }
-
-    /// The token's bot, running its own adapter whose process holds that
-    /// token (instead of the fixture's).
-    pub async fn bot_with_token(&mut self, token: &BotToken) -> Step<Bot> {
-        let url = self.base_url.clone();
-        self.start_bot(&token.login, &token.secret, &url).await
     }
 
     /// The token's bot's direct line to the native API with that token.
@@ -501,36 +536,6 @@ impl Ctx {
             .get(login)
             .cloned()
             .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))
-    }
-
-    async fn start_bot(&mut self, login: &str, token: &str, core_url: &str) -> Step<Bot> {
-        self.launch_bot(login, token, core_url, None).await
-    }
-
-    async fn launch_bot(
-        &mut self,
-        login: &str,
-        token: &str,
-        core_url: &str,
-        upstream_timeout: Option<std::time::Duration>,
-    ) -> Step<Bot> {
-        let settings = AdapterSettings {
-            env: self.adapter_env.clone(),
-            upstream_timeout,
-            caller_bearer: None,
-        };
-        let bot = Bot::start(
-            login,
-            token,
-            core_url,
-            &self.adapter_bin,
-            &self.dir,
-            &settings,
-            self.journal.clone(),
-        )
-        .await?;
-        self.bots.push(bot.clone());
-        Ok(bot)
     }
 
     /// Stops every adapter and returns what the report needs.

@@ -23,7 +23,7 @@ pub use crate::actors::{
     Answer, Bot, Form, Human, Links, NativeClient, Page, SetupClient, ToolReply,
 };
 pub use crate::core_api::{self, Decision, fields};
-pub use crate::ctx::{BotToken, Ctx};
+pub use crate::ctx::{BotBuilder, BotToken, Ctx};
 pub use crate::family::Family;
 pub use crate::proxy::{Canned, CapturedRequest, Fault, FaultProxy};
 pub use crate::runner::catalogue::Scenario;
