@@ -1,6 +1,7 @@
 //! Cleanup of the engine itself: after a scenario panics and after Ctrl-C
 //! (SIGINT) mid-run, no process, directory, database, container or network
-//! of the run remains.
+//! of the run remains; after SIGKILL, no process remains and the next run
+//! sweeps the directories.
 //!
 //! Each test runs the real `grantgate` binary with the engine's hidden
 //! self-test scenarios (`GRANTGATE_ENGINE_SCENARIOS=1`) and a private TMPDIR,
@@ -195,10 +196,9 @@ async fn a_panicking_scenario_drops_its_database_on_an_existing_server() {
     assert_eq!(run_databases(&server).await, Vec::<String>::new());
 }
 
-/// Starts a hanging run, waits until both trials hang inside their
-/// scenario (stack, fixtures and an adapter up), sends SIGINT, and expects
-/// exit code 130.
-fn check_sigint_run(tmp: &Path, via: Via) {
+/// Starts a hanging run and waits until both trials hang inside their
+/// scenario (stack, fixtures and an adapter up).
+fn start_hanging_run(tmp: &Path, via: Via) -> std::process::Child {
     let mut child = grantgate(tmp, "engine_hangs", via)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -229,6 +229,13 @@ fn check_sigint_run(tmp: &Path, via: Via) {
             }
         }
     }
+    child
+}
+
+/// Starts a hanging run, sends SIGINT once both trials hang, and expects
+/// exit code 130.
+fn check_sigint_run(tmp: &Path, via: Via) {
+    let mut child = start_hanging_run(tmp, via);
     // Mid-run, the stacks exist: the check below would fail if teardown did
     // nothing.
     assert!(
@@ -265,6 +272,78 @@ fn check_sigint_run(tmp: &Path, via: Via) {
         assert_eq!(report["run_id"].as_str(), Some(run.as_str()));
         docker::assert_nothing_labelled(&run);
     }
+}
+
+/// A CI runner killing a job on timeout: SIGKILL, so no teardown runs. The
+/// children (Cores, adapters, the cluster's server) die with the harness;
+/// its directories stay until the next run, which sweeps them first. A run
+/// started while another is live leaves the live one alone.
+#[test]
+fn sigkill_mid_run_leaves_nothing_once_the_next_run_starts() {
+    let tmp = private_tmp();
+    let tmp = tmp.path();
+    let needle = tmp.to_string_lossy().into_owned();
+    let mut killed = start_hanging_run(tmp, Via::Cluster);
+    let live_processes = processes_mentioning(&needle);
+    assert!(
+        live_processes.iter().any(|p| p.contains("postgres")),
+        "expected the run's cluster among {live_processes:#?}"
+    );
+    let stacks = |tmp: &Path| -> Vec<String> {
+        std::fs::read_dir(tmp)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("grantgate-"))
+            .collect()
+    };
+    let dirs = stacks(tmp);
+    assert!(dirs.len() >= 3, "expected stacks and a cluster: {dirs:?}");
+
+    // Another run meanwhile, in the same temp dir: it must not touch the
+    // live run's directories or processes.
+    let out = grantgate(tmp, "engine_fails", Via::Cluster)
+        .args(["--backend", "sqlite"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    for dir in &dirs {
+        assert!(tmp.join(dir).exists(), "a live run's {dir} was swept");
+    }
+    assert!(killed.try_wait().unwrap().is_none(), "the live run died");
+
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(killed.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    killed.wait().unwrap();
+    // Every child was tied to the harness: the kernel takes them down.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut procs = processes_mentioning(&needle);
+    while !procs.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        procs = processes_mentioning(&needle);
+    }
+    assert!(
+        procs.is_empty(),
+        "children outlived the harness: {procs:#?}"
+    );
+    // Nothing ran a teardown: the directories are still there.
+    assert!(
+        !stacks(tmp).is_empty(),
+        "nothing left to sweep proves nothing"
+    );
+
+    // The next run sweeps them before it starts anything.
+    let out = grantgate(tmp, "engine_fails", Via::Cluster)
+        .args(["--backend", "sqlite"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("left by dead runs"), "{stderr}");
+    assert_nothing_left(tmp);
 }
 
 #[test]

@@ -4,8 +4,11 @@
 //!
 //! Why process groups: a Core or adapter may start helpers of its own; killing
 //! the group leaves nothing behind, and Ctrl-C on the terminal reaches only the
-//! harness, which then stops every child in order.
+//! harness, which then stops every child in order. And every child is tied
+//! to the harness ([`crate::lifeline`]): if the harness is killed outright,
+//! the kernel kills the child.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -64,17 +67,28 @@ impl ManagedChild {
         env: &[(String, String)],
         dir: &Path,
     ) -> Result<Self> {
-        let mut cmd = Command::new(program);
-        cmd.args(args)
+        let mut std_cmd = std::process::Command::new(program);
+        std_cmd
+            .args(args)
             .env_clear()
             .envs(env.iter().map(|(k, v)| (k, v)))
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|e| {
+            .process_group(0);
+        // Killed by the kernel if the harness dies without a teardown.
+        crate::lifeline::tie(&mut std_cmd, Signal::SIGKILL);
+        let mut cmd = Command::from(std_cmd);
+        cmd.kill_on_drop(true);
+        // Forked from the lifeline thread, inside this runtime so that tokio
+        // reaps the child.
+        let runtime = tokio::runtime::Handle::current();
+        let spawned = crate::lifeline::spawn_tied(move || {
+            let _entered = runtime.enter();
+            cmd.spawn()
+        });
+        let mut child = spawned.map_err(|e| {
             HarnessError::process(what, format!("cannot start {}: {e}", program.display()))
         })?;
         let pid = child.id().map(|p| p as i32);

@@ -23,6 +23,8 @@
 //! - [`selftest`] runs the catalogue against every built-in fault of
 //!   `refcore`/`awg-mcp` and writes the kill matrix.
 //! - [`error`] is the engine's error: the harness broke, not the Core.
+//! - [`lifeline`] ties every child to the harness (they die with it, even
+//!   after SIGKILL); [`sweep`] removes what dead runs left before a run.
 
 #![warn(missing_docs)]
 
@@ -36,6 +38,7 @@ pub mod error;
 pub mod family;
 pub mod fixtures;
 pub mod journal;
+pub mod lifeline;
 pub mod postgres;
 pub mod prelude;
 pub mod progress;
@@ -45,5 +48,6 @@ pub mod runner;
 pub mod secrets;
 pub mod selftest;
 pub mod stack;
+pub mod sweep;
 pub mod views;
 pub mod vocab;

@@ -1,15 +1,22 @@
-//! An ephemeral PostgreSQL cluster: `initdb` + `pg_ctl` into a temporary
-//! directory, listening on a loopback port, torn down when dropped.
+//! An ephemeral PostgreSQL cluster: `initdb` into a temporary directory,
+//! then `postgres` listening on a loopback port, torn down when dropped.
 //!
 //! The harness starts one per run and gives every stack its own database;
 //! refcore's own tests use it the same way. As root, PostgreSQL refuses to run,
 //! so the server processes run as the `postgres` user.
+//!
+//! Why the server is a direct child rather than daemonised by `pg_ctl`: a
+//! direct child can be tied to the harness ([`crate::lifeline`]), so a
+//! harness killed with SIGKILL takes its cluster down with it (SIGQUIT, an
+//! immediate shutdown). Its directory carries an owner marker
+//! ([`crate::sweep`]) so that the next run removes it.
 
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use sqlx::Connection;
 
@@ -18,7 +25,7 @@ use sqlx::Connection;
 pub enum PgError {
     /// The server binaries are not installed where we look.
     #[error(
-        "postgresql server binaries (initdb, pg_ctl) not found: install them \
+        "postgresql server binaries (initdb, postgres) not found: install them \
          (`apt-get install postgresql-15`) or set GRANTGATE_PG_BIN to their directory"
     )]
     NotInstalled,
@@ -57,7 +64,12 @@ pub struct PgCluster {
     port: u16,
     run_as: Option<(u32, u32)>,
     kept: bool,
+    /// The postmaster, a child of the harness.
+    server: Option<std::process::Child>,
 }
+
+/// How long the server may take to accept connections.
+const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
 impl PgCluster {
     /// Creates and starts a new cluster with trust authentication on
@@ -74,16 +86,15 @@ impl PgCluster {
         } else {
             None
         };
-        let dir = tempfile::Builder::new()
-            .prefix("grantgate-pg-")
-            .tempdir()
-            .map_err(|source| io_err(Path::new("/tmp"), source))?;
-        let cluster = PgCluster {
+        let dir = crate::sweep::owned_tempdir("grantgate-pg-")
+            .map_err(|source| io_err(&std::env::temp_dir(), source))?;
+        let mut cluster = PgCluster {
             dir,
             bin,
             port: free_port().map_err(|source| io_err(Path::new("127.0.0.1:0"), source))?,
             run_as,
             kept: false,
+            server: None,
         };
         cluster.prepare_dirs()?;
         cluster.run(
@@ -101,29 +112,61 @@ impl PgCluster {
                 "--no-instructions",
             ],
         )?;
-        let options = format!(
-            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off \
-             -c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
-            cluster.port,
-            cluster.socket_dir()
-        );
-        let log = cluster.dir.path().join("server.log");
-        cluster.run(
-            "pg_ctl",
-            &[
-                "-D",
-                &cluster.data_dir(),
-                "-l",
-                &log.to_string_lossy(),
-                "-w",
-                "-t",
-                "60",
-                "-o",
-                &options,
-                "start",
-            ],
-        )?;
+        cluster.start_server()?;
         Ok(cluster)
+    }
+
+    /// Starts `postgres` as a child tied to the harness, its output in
+    /// `server.log`, and waits until it accepts connections.
+    fn start_server(&mut self) -> Result<(), PgError> {
+        let log_path = self.dir.path().join("server.log");
+        let log = std::fs::File::create(&log_path).map_err(|e| io_err(&log_path, e))?;
+        let err_log = log.try_clone().map_err(|e| io_err(&log_path, e))?;
+        let port = self.port.to_string();
+        let socket_dir = self.socket_dir();
+        let mut cmd = self.command("postgres");
+        cmd.args(["-D", &self.data_dir(), "-p", &port, "-k", &socket_dir])
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+            .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
+            .args(["-c", "max_connections=300"])
+            .stdout(log)
+            .stderr(err_log);
+        // SIGQUIT is PostgreSQL's immediate shutdown: the postmaster takes
+        // every backend down with it.
+        crate::lifeline::tie(&mut cmd, nix::sys::signal::Signal::SIGQUIT);
+        let program = self.bin.join("postgres");
+        let server =
+            crate::lifeline::spawn_tied(move || cmd.spawn()).map_err(|e| io_err(&program, e))?;
+        let pid = server.id();
+        self.server = Some(server);
+        let pid_file = Path::new(&self.data_dir()).join("postmaster.pid");
+        let deadline = Instant::now() + READY_TIMEOUT;
+        loop {
+            // Line 8 of postmaster.pid is the server's status, `ready` once
+            // it accepts connections (what `pg_ctl -w` waits for).
+            let status = std::fs::read_to_string(&pid_file).unwrap_or_default();
+            let mut lines = status.lines();
+            if lines.next().map(str::trim) == Some(pid.to_string().as_str())
+                && lines.nth(6).map(str::trim) == Some("ready")
+            {
+                return Ok(());
+            }
+            let exited = self
+                .server
+                .as_mut()
+                .and_then(|s| s.try_wait().ok().flatten());
+            if exited.is_some() || Instant::now() > deadline {
+                let output = std::fs::read_to_string(&log_path).unwrap_or_default();
+                return Err(PgError::Command {
+                    command: match exited {
+                        Some(status) => format!("postgres ({status})"),
+                        None => format!("postgres (not ready within {READY_TIMEOUT:?})"),
+                    },
+                    output: output.trim().to_owned(),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// The loopback port the server listens on.
@@ -159,6 +202,7 @@ impl PgCluster {
     pub fn keep(&mut self) -> PathBuf {
         self.kept = true;
         self.dir.disable_cleanup(true);
+        crate::sweep::mark_kept(self.dir.path());
         self.dir.path().to_owned()
     }
 
@@ -195,7 +239,7 @@ impl PgCluster {
                     .map_err(|e| io_err(&path, e))?;
             }
         }
-        // The server log is written by pg_ctl as the server user.
+        // The server works in this directory, as the server user.
         if let Some((uid, gid)) = self.run_as {
             std::os::unix::fs::chown(top, Some(uid), Some(gid)).map_err(|e| io_err(top, e))?;
         }
@@ -216,12 +260,11 @@ impl PgCluster {
     }
 
     fn run(&self, program: &str, args: &[&str]) -> Result<(), PgError> {
-        let output = self
-            .command(program)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .output()
+        let mut cmd = self.command(program);
+        cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+        crate::lifeline::tie(&mut cmd, nix::sys::signal::Signal::SIGKILL);
+        let output = crate::lifeline::spawn_tied(move || cmd.spawn())
+            .and_then(|child| child.wait_with_output())
             .map_err(|e| io_err(&self.bin.join(program), e))?;
         if output.status.success() {
             return Ok(());
@@ -239,16 +282,31 @@ impl PgCluster {
 
 impl Drop for PgCluster {
     fn drop(&mut self) {
+        let Some(mut server) = self.server.take() else {
+            return;
+        };
         if self.kept {
+            // Not waited for: it runs on after the harness (`--keep`).
+            std::mem::forget(server);
             return;
         }
-        // Immediate mode: nothing in the cluster is worth a checkpoint.
-        let _ = self
-            .command("pg_ctl")
-            .args(["-D", &self.data_dir(), "-m", "immediate", "-w", "stop"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        // Immediate shutdown (SIGQUIT): nothing in the cluster is worth a
+        // checkpoint. SIGKILL if it does not go within ten seconds.
+        if !matches!(server.try_wait(), Ok(None)) {
+            return;
+        }
+        // Not reaped yet, so the pid is still the server's.
+        let pid = nix::unistd::Pid::from_raw(server.id() as i32);
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGQUIT);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while matches!(server.try_wait(), Ok(None)) {
+            if Instant::now() > deadline {
+                let _ = server.kill();
+                let _ = server.wait();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 }
 
@@ -260,15 +318,16 @@ fn io_err(path: &Path, source: std::io::Error) -> PgError {
 }
 
 /// Asks the kernel for a free loopback port. Another process could take it
-/// before the server binds; pg_ctl would then fail loudly, never silently.
+/// before the server binds; the server would then exit and `start` fail
+/// loudly, never silently.
 fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// Finds the directory holding `initdb` and `pg_ctl`: `GRANTGATE_PG_BIN`,
+/// Finds the directory holding `initdb` and `postgres`: `GRANTGATE_PG_BIN`,
 /// then Debian's versioned directories (newest first), then `PATH`.
 fn find_bin_dir() -> Result<PathBuf, PgError> {
-    let has_tools = |dir: &Path| dir.join("initdb").is_file() && dir.join("pg_ctl").is_file();
+    let has_tools = |dir: &Path| dir.join("initdb").is_file() && dir.join("postgres").is_file();
     if let Some(dir) = std::env::var_os("GRANTGATE_PG_BIN") {
         let dir = PathBuf::from(dir);
         return if has_tools(&dir) {

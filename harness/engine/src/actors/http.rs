@@ -1,7 +1,7 @@
 //! One recorded HTTP exchange: send a request, read the whole answer, and put
 //! both into the scenario's journal (redacted there).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -10,6 +10,14 @@ use crate::journal::Journal;
 use crate::views::{ErrorBody, Grant, Issue, Submitted};
 use crate::vocab::Exchange;
 use crate::vocab::{Abort, Step};
+
+/// The longest one exchange may take, from sending the request to the last
+/// byte of the answer. Why a whole-exchange bound rather than a connect or
+/// idle timeout: a Core that never answers, or answers one byte a second,
+/// must fail its trial in bounded time instead of hanging the run. Every
+/// contract request is answered in well under a second; this leaves room
+/// for a loaded machine.
+pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A complete HTTP answer.
 #[derive(Debug, Clone)]
@@ -128,7 +136,20 @@ pub async fn exchange(
         .map(|b| String::from_utf8_lossy(b).into_owned())
         .unwrap_or_default();
     let started = Instant::now();
-    let result = client.execute(request).await;
+    let answer = tokio::time::timeout(EXCHANGE_TIMEOUT, async {
+        let resp = client.execute(request).await.map_err(|e| e.to_string())?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let bytes = resp.bytes().await.map_err(|e| e.to_string())?;
+        Ok::<_, String>(Answer {
+            status,
+            url: url.clone(),
+            headers,
+            body: String::from_utf8_lossy(&bytes).into_owned(),
+        })
+    })
+    .await
+    .unwrap_or_else(|_| Err(format!("no complete answer within {EXCHANGE_TIMEOUT:?}")));
     let mut record = Exchange {
         actor: actor.to_owned(),
         kind: "http".into(),
@@ -139,25 +160,8 @@ pub async fn exchange(
         status: 0,
         response_headers: Vec::new(),
         response_body: String::new(),
-        elapsed_ms: 0,
+        elapsed_ms: started.elapsed().as_millis() as u64,
     };
-    let answer = match result {
-        Ok(resp) => {
-            let status = resp.status().as_u16();
-            let headers = resp.headers().clone();
-            match resp.bytes().await {
-                Ok(bytes) => Ok(Answer {
-                    status,
-                    url: url.clone(),
-                    headers,
-                    body: String::from_utf8_lossy(&bytes).into_owned(),
-                }),
-                Err(e) => Err(e),
-            }
-        }
-        Err(e) => Err(e),
-    };
-    record.elapsed_ms = started.elapsed().as_millis() as u64;
     match answer {
         Ok(answer) => {
             record.status = answer.status;

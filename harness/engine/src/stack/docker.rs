@@ -114,9 +114,7 @@ impl DockerRuntime {
         ]);
         // The stack's directory holds what the host side needs: the
         // adapters' working directory and, with --keep, the admin login.
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("grantgate-stack-{prefix}-"))
-            .tempdir()
+        let dir = crate::sweep::owned_tempdir(&format!("grantgate-stack-{prefix}-"))
             .map_err(|e| HarnessError::io(std::env::temp_dir(), e))?;
         let admin = AdminCredential {
             user: ADMIN_USER.to_owned(),

@@ -19,6 +19,8 @@ use testcontainers::bollard::query_parameters::{
 };
 
 use crate::error::{HarnessError, Result};
+use crate::sweep::owner_alive;
+pub use crate::sweep::owner_token;
 
 /// The label every container and network of a run carries: the run id.
 pub const RUN_LABEL: &str = "grantgate.run";
@@ -202,34 +204,6 @@ fn is_gone(e: &BollardError) -> bool {
             ..
         }
     )
-}
-
-/// This process as an owner label: its pid and start time, so that a reused
-/// pid is not mistaken for a live owner.
-pub fn owner_token() -> String {
-    let pid = std::process::id() as i32;
-    format!("{pid}:{}", start_ticks(pid).unwrap_or_default())
-}
-
-/// Whether the process an owner label names still runs.
-fn owner_alive(owner: &str) -> bool {
-    let Some((pid, ticks)) = owner.split_once(':') else {
-        return false;
-    };
-    match pid.parse::<i32>() {
-        Ok(pid) => start_ticks(pid).is_some_and(|t| t == ticks),
-        Err(_) => false,
-    }
-}
-
-/// Field 22 of `/proc/<pid>/stat`: when the process started, in clock ticks
-/// since boot.
-fn start_ticks(pid: i32) -> Option<String> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) may hold spaces; fields after it follow
-    // its closing parenthesis.
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(19).map(str::to_owned)
 }
 
 #[cfg(test)]

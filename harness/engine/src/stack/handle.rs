@@ -117,6 +117,8 @@ impl Stack {
             .take()
             .map(|d| d.keep())
             .unwrap_or_else(|| PathBuf::from("-"));
+        // No later run may sweep it as a dead run's leftover.
+        crate::sweep::mark_kept(&dir);
         // The admin password is a secret: it goes into a file only root can
         // read inside the kept directory, never onto the terminal.
         let credentials = dir.join("admin-credentials");

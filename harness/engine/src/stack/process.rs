@@ -59,9 +59,7 @@ impl ProcessRuntime {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect();
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("grantgate-stack-{safe_name}-"))
-            .tempdir()
+        let dir = crate::sweep::owned_tempdir(&format!("grantgate-stack-{safe_name}-"))
             .map_err(|e| HarnessError::io(std::env::temp_dir(), e))?;
         let (admin, secret_key, from) = match spec.seed {
             Some(seed) => (seed.admin, seed.secret_key, seed.database),
