@@ -154,6 +154,9 @@ impl ScriptedUpstream {
 }
 
 async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
+    // Small writes go out at once: without this, delayed ACKs add tens of
+    // milliseconds to every request (the fuzz suite makes thousands).
+    let _ = socket.set_nodelay(true);
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
@@ -179,8 +182,9 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>) {
                 head.push_str(&format!("{name}: {value}\r\n"));
             }
             head.push_str("\r\n");
-            let _ = socket.write_all(head.as_bytes()).await;
-            let _ = socket.write_all(&body).await;
+            let mut answer = head.into_bytes();
+            answer.extend_from_slice(&body);
+            let _ = socket.write_all(&answer).await;
         }
         Action::Close => {}
         Action::Hang(duration) => tokio::time::sleep(duration).await,
