@@ -118,7 +118,11 @@ async fn token_scope_reduced_mid_flow(ctx: &mut Ctx) -> Outcome {
     let mut seen = Vec::new();
 
     ctx.step("lab-bot's adapter holds a token with `read:repository` only");
-    let narrow = ctx.bot_builder(LAB_BOT).scopes(&["read:repository"]).start().await?;
+    let narrow = ctx
+        .bot_builder(LAB_BOT)
+        .scopes(&["read:repository"])
+        .start()
+        .await?;
     let refusals = [
         (
             "confirm",
@@ -158,7 +162,11 @@ async fn token_scope_reduced_mid_flow(ctx: &mut Ctx) -> Outcome {
     )?;
 
     ctx.step("lab-bot's adapter holds a token with `write:issue` only: every grant tool is 403");
-    let blind = ctx.bot_builder(LAB_BOT).scopes(&["write:issue"]).start().await?;
+    let blind = ctx
+        .bot_builder(LAB_BOT)
+        .scopes(&["write:issue"])
+        .start()
+        .await?;
     let key = &f.earlier.request_key;
     let refusals = [
         ("list", blind.list_grants(None, None).await?),

@@ -197,7 +197,11 @@ async fn timeout_is_uncertain(ctx: &mut Ctx) -> Outcome {
     // A second adapter of the same bot with a short upstream timeout: only
     // the faulted calls go through it, so a slow machine cannot time out the
     // flow that sets the grant up.
-    let hasty = ctx.bot_builder(LAB_BOT).via_proxy().upstream_timeout(SHORT_TIMEOUT).start()
+    let hasty = ctx
+        .bot_builder(LAB_BOT)
+        .via_proxy()
+        .upstream_timeout(SHORT_TIMEOUT)
+        .start()
         .await?;
 
     ctx.step("the Core commits the submission; its answer is held past the adapter's timeout");

@@ -196,7 +196,11 @@ async fn missing_scope_is_forbidden(ctx: &mut Ctx) -> Outcome {
     ctx.step(
         "through an adapter holding only `read:repository`: `forbidden` on confirm and submit",
     );
-    let narrow = ctx.bot_builder(LAB_BOT).scopes(&["read:repository"]).start().await?;
+    let narrow = ctx
+        .bot_builder(LAB_BOT)
+        .scopes(&["read:repository"])
+        .start()
+        .await?;
     let reply = narrow.confirm(pending, pending_proposal).await?;
     flows::expect_tool_refusal(ctx, "confirm through the adapter", &reply, "forbidden", 403)?;
     let reply = narrow.submit(active, proposal, fresh).await?;

@@ -10,32 +10,32 @@
 
 // PORTING: each module is uncommented (here and in `catalogue()`) once its
 // file compiles against the prelude.
-pub mod browser;
-pub mod refusals;
-pub mod pagination;
-pub mod lifecycle;
-pub mod bodies;
-pub mod replay;
-pub mod tombstones;
-pub mod withdrawal;
-pub mod boundaries;
-pub mod separation;
 pub mod access_loss;
-pub mod adapter_faults;
-pub mod adapter_responses;
 pub mod adapter_errors;
-pub mod privilege;
-pub mod authority;
-pub mod sessions;
-pub mod validation;
+pub mod adapter_faults;
 pub mod adapter_inputs;
+pub mod adapter_responses;
 pub mod adapter_tools;
+pub mod authority;
+pub mod bodies;
+pub mod boundaries;
+pub mod browser;
 pub mod concurrency;
-pub mod exact_replay;
-pub mod exact_replay_access;
 pub mod envelope;
 pub mod envelope_refusals;
+pub mod exact_replay;
+pub mod exact_replay_access;
 pub mod flows;
+pub mod lifecycle;
+pub mod pagination;
+pub mod privilege;
+pub mod refusals;
+pub mod replay;
+pub mod separation;
+pub mod sessions;
+pub mod tombstones;
+pub mod validation;
+pub mod withdrawal;
 
 use grantgate_engine::prelude::Scenario;
 

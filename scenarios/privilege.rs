@@ -262,7 +262,11 @@ async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
     ctx.step(
         "lab-bot calls, with its own bearer, an adapter whose process holds other-bot's token",
     );
-    let bot = ctx.bot_builder(LAB_BOT).process_token_of(OTHER_BOT).start().await?;
+    let bot = ctx
+        .bot_builder(LAB_BOT)
+        .process_token_of(OTHER_BOT)
+        .start()
+        .await?;
     let read = bot.get_grant(&grant).await?;
     // What travelled is the claim; the answer follows from it.
     let proxy = ctx.proxy().await?;
