@@ -1,11 +1,17 @@
-//! `report.json`: the whole run report as JSON, for machines.
+//! `report.json`: the whole run report as JSON, for machines, with the
+//! gate's verdict (`"gate": {"gate": "passed" | "failed" | "partial", ...}`)
+//! and its banner computed from it, so a machine need not re-derive them.
 
 use super::model::RunReport;
 use crate::secrets::SecretRegistry;
 
 /// Renders the report as pretty JSON, redacted.
 pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
-    let text = serde_json::to_string_pretty(report).expect("the report model always serialises");
+    let mut value = serde_json::to_value(report).expect("the report model always serialises");
+    let gate = report.gate();
+    value["banner"] = gate.banner().into();
+    value["gate"] = serde_json::to_value(gate).expect("a gate serialises");
+    let text = serde_json::to_string_pretty(&value).expect("JSON values serialise");
     secrets.redact(&text)
 }
 
@@ -21,6 +27,7 @@ mod tests {
         let text = render(&sample(), &secrets);
         assert!(!text.contains("sekrit-value-1"));
         let back: RunReport = serde_json::from_str(&text).unwrap();
+        assert!(text.contains("\"banner\": \"GATE FAILED\""), "{text}");
         assert_eq!(back.results.len(), 3);
         assert_eq!(back.counts().failed, 2);
         assert_eq!(
