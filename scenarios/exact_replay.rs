@@ -11,7 +11,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, Watch};
+use crate::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
 
 /// This family's first half, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -35,28 +35,6 @@ pub(crate) async fn active(ctx: &mut Ctx, bot: &Bot, task: &str) -> Step<(GrantR
     ctx.step("alice logs in");
     alice.login().await?;
     flows::active_grant(ctx, &alice, bot, LAB, task).await
-}
-
-/// Submits through the adapter and expects success with `native_status`;
-/// returns the receipt, checked to name this grant and key.
-pub(crate) async fn submit_ok(
-    ctx: &Ctx,
-    bot: &Bot,
-    grant: &GrantRef,
-    proposal: &Proposal,
-    submission: &NewIssue,
-    native_status: i64,
-) -> Step<Receipt> {
-    let reply = bot.submit(grant, proposal, submission).await?;
-    ctx.expect_tool_ok("the submission succeeds", &reply)?;
-    ctx.expect_eq("native status", reply.native_status(), Some(native_status))?;
-    let receipt = reply.submitted()?.receipt;
-    ctx.expect_eq(
-        "the receipt names this grant and the caller's key",
-        (receipt.grant_id, receipt.request_key.as_str()),
-        (grant.id, submission.request_key.as_str()),
-    )?;
-    Ok(receipt)
 }
 
 /// Checks a native replay: 200 and the stored receipt.

@@ -6,8 +6,8 @@
 use grantgate_engine::prelude::*;
 
 use crate::adapter_faults::{SUBMIT, expect_no_receipt};
-use crate::exact_replay::{BODY, TITLE, active, expect_native_replay, issue_text, submit_ok};
-use crate::flows::{self, LAB, LAB_BOT, Watch};
+use crate::exact_replay::{BODY, TITLE, active, expect_native_replay, issue_text};
+use crate::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
 
 /// This family's second half, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

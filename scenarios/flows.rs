@@ -242,3 +242,25 @@ pub fn expect_same_receipt(ctx: &Ctx, what: &str, got: &Receipt, want: &Receipt)
     };
     ctx.expect_eq(what, members(got), members(want))
 }
+
+/// Submits through the adapter and expects success with `native_status`;
+/// returns the receipt, checked to name this grant and key.
+pub async fn submit_ok(
+    ctx: &Ctx,
+    bot: &Bot,
+    grant: &GrantRef,
+    proposal: &Proposal,
+    submission: &NewIssue,
+    native_status: i64,
+) -> Step<Receipt> {
+    let reply = bot.submit(grant, proposal, submission).await?;
+    ctx.expect_tool_ok("the submission succeeds", &reply)?;
+    ctx.expect_eq("native status", reply.native_status(), Some(native_status))?;
+    let receipt = reply.submitted()?.receipt;
+    ctx.expect_eq(
+        "the receipt names this grant and the caller's key",
+        (receipt.grant_id, receipt.request_key.as_str()),
+        (grant.id, submission.request_key.as_str()),
+    )?;
+    Ok(receipt)
+}

@@ -8,7 +8,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT};
+use crate::flows::{self, LAB, LAB_BOT, submit_ok};
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -33,28 +33,6 @@ async fn active(ctx: &mut Ctx, task: &str) -> Step<(Bot, GrantRef, Proposal)> {
     let bot = ctx.bot(LAB_BOT).await?;
     let (grant, proposal) = flows::active_grant(ctx, &alice, &bot, LAB, task).await?;
     Ok((bot, grant, proposal))
-}
-
-/// Submits through the adapter and expects success with `native_status`;
-/// returns the receipt.
-async fn submit_ok(
-    ctx: &Ctx,
-    bot: &Bot,
-    grant: &GrantRef,
-    proposal: &Proposal,
-    submission: &NewIssue,
-    native_status: i64,
-) -> Step<Receipt> {
-    let reply = bot.submit(grant, proposal, submission).await?;
-    ctx.expect_tool_ok("submit succeeds", &reply)?;
-    ctx.expect_eq("native status", reply.native_status(), Some(native_status))?;
-    let receipt = reply.submitted()?.receipt;
-    ctx.expect_eq(
-        "the receipt names this grant and key",
-        (receipt.grant_id, receipt.request_key.as_str()),
-        (grant.id, submission.request_key.as_str()),
-    )?;
-    Ok(receipt)
 }
 
 /// Reads the Issue of `receipt` natively and checks its title, body and
