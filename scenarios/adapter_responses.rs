@@ -75,15 +75,7 @@ async fn malformed_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     )?;
     ctx.expect_eq("every fault was used", proxy.pending_faults(), 0)?;
 
-    ctx.step("clean readbacks find every committed submission: one Issue each");
-    for submission in &submitted {
-        expect_committed(ctx, &bot, &grant, submission).await?;
-    }
-    ctx.expect_eq(
-        "Issues in alice/lab",
-        flows::issue_count(ctx, LAB).await?,
-        4,
-    )?;
+    expect_all_committed(ctx, &bot, &grant, &submitted, 4).await?;
     ctx.expect_eq("no hidden POST", proxy.count("POST", SUBMIT), 4)?;
     ctx.observe("the readback error", &read.error);
     Ok(())
@@ -185,15 +177,7 @@ async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     )?;
     ctx.expect_eq("every fault was used", proxy.pending_faults(), 0)?;
 
-    ctx.step("clean readbacks find every committed submission: one Issue each");
-    for submission in &submitted {
-        expect_committed(ctx, &bot, &grant, submission).await?;
-    }
-    ctx.expect_eq(
-        "Issues in alice/lab",
-        flows::issue_count(ctx, LAB).await?,
-        6,
-    )?;
+    expect_all_committed(ctx, &bot, &grant, &submitted, 6).await?;
     ctx.observe("the readback error", &read.error);
     Ok(())
 }
@@ -211,4 +195,25 @@ fn set(body: &mut Value, pointer: &str, value: Value) -> Step<()> {
             "the true answer has no {pointer}: {body}"
         ))),
     }
+}
+
+/// Clean readbacks find every committed submission, each its one Issue, and
+/// alice/lab holds `issues` Issues in all: the faulted answers hid no write
+/// and made none.
+async fn expect_all_committed(
+    ctx: &Ctx,
+    bot: &Bot,
+    grant: &GrantRef,
+    submitted: &[NewIssue],
+    issues: usize,
+) -> Step<()> {
+    ctx.step("clean readbacks find every committed submission: one Issue each");
+    for submission in submitted {
+        expect_committed(ctx, bot, grant, submission).await?;
+    }
+    ctx.expect_eq(
+        "Issues in alice/lab",
+        flows::issue_count(ctx, LAB).await?,
+        issues,
+    )
 }
