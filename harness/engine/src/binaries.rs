@@ -199,6 +199,13 @@ fn build_under_cargo(
     }
     if let Some((_, features)) = faults {
         cmd.args(["--features", features]);
+        // The faults binaries go to their own target directory, so they never
+        // replace the normal ones; their intermediate artifacts stay in ours,
+        // so every dependency is compiled once (cargo's `build-dir`), not
+        // twice. A build-dir set in the environment is left alone.
+        if std::env::var_os("CARGO_BUILD_BUILD_DIR").is_none() {
+            cmd.env("CARGO_BUILD_BUILD_DIR", own_target_dir);
+        }
     }
     let status = cmd.status().map_err(|e| {
         HarnessError::Config(format!("cannot run cargo to build {packages:?}: {e}"))
