@@ -105,6 +105,9 @@ mod catalogue {
         ReplayAnswers201,
         /// An identical replay creates a second Issue (answer still 200).
         ReplayCreatesSecondIssue,
+        /// A new key whose title and body equal an earlier submission's on
+        /// the same grant answers that earlier receipt: replay by payload.
+        ReplayKeyedByPayload,
         /// Same key with another title or body answers the stored receipt.
         ChangedPayloadAccepted,
         /// Deleting an Issue deletes its receipt, so the key is free again.
@@ -202,7 +205,7 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 54] = [
+    pub const ALL: [(Fault, &str); 55] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -216,6 +219,7 @@ mod catalogue {
             Fault::ReplayCreatesSecondIssue,
             "replay-creates-second-issue",
         ),
+        (Fault::ReplayKeyedByPayload, "replay-keyed-by-payload"),
         (Fault::ChangedPayloadAccepted, "changed-payload-accepted"),
         (Fault::DeletedIssueFreesKey, "deleted-issue-frees-key"),
         (

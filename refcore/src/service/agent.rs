@@ -245,6 +245,13 @@ pub async fn submit(
     } else {
         db::submissions::find(&mut tx, grant.id, &request.request_key).await?
     };
+    let existing = match existing {
+        None if fault!(ReplayKeyedByPayload) => db::submissions::for_grant(&mut tx, grant.id)
+            .await?
+            .into_iter()
+            .find(|s| s.title == request.title && s.body == request.body),
+        found => found,
+    };
     if let Some(existing) = existing {
         // Spec §10: the stored input, decoded, is what a replay is compared
         // with; the handler decoded this request, so member order,
