@@ -24,7 +24,7 @@ mod tests {
     #[test]
     fn the_rfc_7636_example() {
         assert_eq!(
-            s256("dBjftJeZ4CVP-mA92tK1rIh2Vl1eTsfjlS3KgCQLZes"),
+            s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
             "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
         );
     }
