@@ -52,6 +52,16 @@ pub struct Cli {
         value_delimiter = ','
     )]
     pub allowed_origins: Vec<String>,
+    /// OAuth client id registered at the Core: turns on consent mode (HTTP only, no process credential).
+    #[arg(long, env = "AWG_OAUTH_CLIENT_ID")]
+    pub oauth_client_id: Option<String>,
+    /// The adapter's externally visible origin; the OAuth redirect is `<public-url>/mcp/oauth/callback`.
+    #[arg(long, env = "AWG_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// How long a consent state stays valid and a parked call waits, in seconds.
+    #[arg(long, env = "AWG_CONSENT_TIMEOUT_SECS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub consent_timeout_secs: u64,
 }
 
 /// A credential for the Core. `Debug` never prints the secret.
@@ -84,6 +94,11 @@ pub struct CoreOrigin(Url);
 impl CoreOrigin {
     /// Parses and checks a bare http(s) origin; a trailing `/` is tolerated.
     pub fn parse(raw: &str) -> Result<Self, ConfigError> {
+        Self::parse_as("--core-url", raw)
+    }
+
+    /// Like [`CoreOrigin::parse`], naming `flag` in the error.
+    pub fn parse_as(flag: &'static str, raw: &str) -> Result<Self, ConfigError> {
         // A URL with userinfo may carry a secret: it is never echoed.
         let shown = if raw.contains('@') {
             "<with userinfo, not shown>".to_owned()
@@ -91,6 +106,7 @@ impl CoreOrigin {
             raw.to_owned()
         };
         let fail = |reason: &str| ConfigError::CoreUrl {
+            flag,
             url: shown.clone(),
             reason: reason.to_owned(),
         };
@@ -141,12 +157,36 @@ pub struct Config {
     pub allowed_origins: Vec<String>,
     /// The process credential, if any.
     pub credential: Option<Credential>,
+    /// Consent mode (spec §9), when `--oauth-client-id` is given.
+    pub consent: Option<ConsentConfig>,
+}
+
+/// Consent mode's settings: who the adapter is at the Core, and where the browser comes back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsentConfig {
+    /// The OAuth client id registered at the Core.
+    pub client_id: String,
+    /// The adapter's externally visible origin (`scheme://host[:port]`, no path).
+    pub public_url: CoreOrigin,
+    /// Lifetime of a state, and how long a parked call waits.
+    pub timeout: Duration,
+}
+
+impl ConsentConfig {
+    /// The fixed `redirect_uri`: `<public-url>/mcp/oauth/callback`.
+    pub fn redirect_uri(&self) -> String {
+        let mut url = self.public_url.url().clone();
+        url.set_path(crate::consent::CALLBACK_PATH);
+        url.to_string()
+    }
 }
 
 impl Config {
     /// Checks the command line and reads the credential from `env`.
     pub fn from_cli(cli: Cli, env: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let core = CoreOrigin::parse(&cli.core_url)?;
+        let credential = credential_from_env(env)?;
+        let consent = consent_from_cli(&cli, credential.is_some())?;
         if !cli.listen.ip().is_loopback() && !cli.allow_remote {
             return Err(ConfigError::RemoteListen { addr: cli.listen });
         }
@@ -163,9 +203,49 @@ impl Config {
             allow_remote: cli.allow_remote,
             upstream_timeout: Duration::from_millis(cli.upstream_timeout_ms),
             allowed_origins,
-            credential: credential_from_env(env)?,
+            credential,
+            consent,
         })
     }
+}
+
+/// Longest accepted `--oauth-client-id`, so the authorize URL stays bounded.
+const MAX_CLIENT_ID: usize = 255;
+
+/// Longest accepted `--public-url`, for the same reason.
+const MAX_PUBLIC_URL: usize = 512;
+
+/// Checks the consent flags: both or neither, HTTP only, never beside a process credential.
+fn consent_from_cli(cli: &Cli, has_credential: bool) -> Result<Option<ConsentConfig>, ConfigError> {
+    let client_id = cli.oauth_client_id.as_deref().filter(|c| !c.is_empty());
+    let public_url = cli.public_url.as_deref().filter(|u| !u.is_empty());
+    let fail = |why: &str| Err(ConfigError::Consent(why.to_owned()));
+    let (client_id, public_url) = match (client_id, public_url) {
+        (None, None) => return Ok(None),
+        (Some(_), None) => return fail("--oauth-client-id needs --public-url (AWG_PUBLIC_URL)"),
+        (None, Some(_)) => return fail("--public-url is only used with --oauth-client-id"),
+        (Some(id), Some(url)) => (id, url),
+    };
+    if cli.transport != Transport::Http {
+        return fail("consent mode (--oauth-client-id) needs --transport http");
+    }
+    if has_credential {
+        return fail(
+            "consent mode (--oauth-client-id) cannot be combined with a process credential (AWG_TOKEN or AWG_BASIC_*)",
+        );
+    }
+    if client_id.len() > MAX_CLIENT_ID || !client_id.bytes().all(|b| b.is_ascii_graphic()) {
+        return fail("--oauth-client-id must be 1 to 255 visible ASCII characters");
+    }
+    if public_url.len() > MAX_PUBLIC_URL {
+        return fail("--public-url is longer than 512 characters");
+    }
+    let public_url = CoreOrigin::parse_as("--public-url", public_url)?;
+    Ok(Some(ConsentConfig {
+        client_id: client_id.to_owned(),
+        public_url,
+        timeout: Duration::from_secs(cli.consent_timeout_secs),
+    }))
 }
 
 /// Normalises an origin to `scheme://host:port` with an explicit port.

@@ -12,9 +12,19 @@ use serde::Serialize;
 /// Why the adapter refused to start.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// `--core-url` is not a bare `http(s)://host[:port]` origin.
-    #[error("--core-url {url} is not a bare http(s) origin: {reason}")]
-    CoreUrl { url: String, reason: String },
+    /// `--core-url` (or `--public-url`) is not a bare `http(s)://host[:port]` origin.
+    #[error("{flag} {url} is not a bare http(s) origin: {reason}")]
+    CoreUrl {
+        /// The flag that carried it.
+        flag: &'static str,
+        /// The value (never with userinfo).
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The consent-mode flags do not fit together or with the rest.
+    #[error("consent mode: {0}")]
+    Consent(String),
     /// An `--allowed-origin` entry is not an origin either.
     #[error("--allowed-origin {origin} is not an http(s) origin: {reason}")]
     AllowedOrigin { origin: String, reason: String },
@@ -68,6 +78,14 @@ pub enum ErrorCode {
     UpstreamError,
     /// A GET whose success body was malformed or inconsistent; nothing is published.
     MalformedResponse,
+    /// Consent mode: the person must consent in a browser first; the message ends with the URL.
+    AuthRequired,
+    /// Consent mode: the person declined (at the Core, or the client's elicitation).
+    ConsentDenied,
+    /// Consent mode: the callback's code could not be exchanged for a token.
+    ConsentFailed,
+    /// Consent mode: no consent arrived before `--consent-timeout-secs`.
+    ConsentTimeout,
 }
 
 /// Longest message a tool error may carry, in characters.
@@ -99,6 +117,16 @@ impl ToolError {
             message,
             field: None,
         }
+    }
+
+    /// `auth_required`: `prose` (bounded as usual), a space, then the whole
+    /// authorize URL as the message's last word. The URL is not cut: its
+    /// length is bounded by the configuration (see `docs/adapter.md`).
+    pub fn auth_required(prose: &str, url: &str) -> Self {
+        let mut error = Self::new(ErrorCode::AuthRequired, None, prose);
+        error.message.push(' ');
+        error.message.push_str(url);
+        error
     }
 
     /// A local refusal of one input field; no upstream request was made.

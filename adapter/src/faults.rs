@@ -1,7 +1,7 @@
 //! Built-in faults for the harness's self-test (issue #7, `docs/faults.md`).
 //!
 //! A faults build (`--features faults`) reads `AWG_FAULT` once at start and
-//! then breaks exactly one rule of spec §6, on purpose, so the harness can
+//! then breaks exactly one rule of spec §6 or §9, on purpose, so the harness can
 //! prove its catalogue catches that broken adapter. Each hook is a
 //! [`fault!`] test at the very place the real rule lives.
 //!
@@ -106,10 +106,26 @@ mod catalogue {
         AdapterDropsUnknownInput,
         /// A list page shorter than 30 is taken as the last one.
         AdapterAssumesFullPages,
+        /// The callback stores the token for every session and wakes every parked call.
+        ConsentStateUnbound,
+        /// A spent state stays valid: a replayed callback exchanges again.
+        ConsentStateReusable,
+        /// A state never expires (the parked call still times out).
+        ConsentStateNeverExpires,
+        /// A parked call resumes when a known state arrives, before the exchange.
+        ConsentResumeBeforeExchange,
+        /// One PKCE verifier for every state of the process.
+        ConsentSharedVerifier,
+        /// `code_challenge_method=plain` with the verifier as the challenge.
+        ConsentPlainChallenge,
+        /// `redirect_uri` built from the MCP request's `Host` instead of `--public-url`.
+        ConsentRedirectFromHost,
+        /// The token is also written to `awg-mcp-token` in the working directory.
+        ConsentTokenOnDisk,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 10] = [
+    pub const ALL: [(Fault, &str); 18] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -135,6 +151,20 @@ mod catalogue {
             "adapter-drops-unknown-input",
         ),
         (Fault::AdapterAssumesFullPages, "adapter-assumes-full-pages"),
+        (Fault::ConsentStateUnbound, "consent-state-unbound"),
+        (Fault::ConsentStateReusable, "consent-state-reusable"),
+        (
+            Fault::ConsentStateNeverExpires,
+            "consent-state-never-expires",
+        ),
+        (
+            Fault::ConsentResumeBeforeExchange,
+            "consent-resume-before-exchange",
+        ),
+        (Fault::ConsentSharedVerifier, "consent-shared-verifier"),
+        (Fault::ConsentPlainChallenge, "consent-plain-challenge"),
+        (Fault::ConsentRedirectFromHost, "consent-redirect-from-host"),
+        (Fault::ConsentTokenOnDisk, "consent-token-on-disk"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();
@@ -204,7 +234,10 @@ mod tests {
     fn names_parse_back_and_invented_keys_are_canonical() {
         for (fault, name) in catalogue::ALL {
             assert_eq!(catalogue::parse(name).unwrap(), fault);
-            assert!(name.starts_with("adapter-"), "{name}");
+            assert!(
+                name.starts_with("adapter-") || name.starts_with("consent-"),
+                "{name}"
+            );
         }
         let err = catalogue::parse("adapter-retries").unwrap_err().to_string();
         assert!(err.contains("adapter-retries-post"), "{err}");

@@ -1,4 +1,4 @@
-//! The Streamable HTTP transport at `/mcp`, behind three guards.
+//! The Streamable HTTP transport at `/mcp` (and consent mode's callback), behind three guards.
 //!
 //! rmcp's `StreamableHttpService` is nested in an axum router. In front of it
 //! a middleware refuses, before any MCP processing: a `Host` that is not a
@@ -16,12 +16,15 @@ use axum::{
     middleware::{self, Next},
     response::{IntoResponse, Response},
 };
-use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
-};
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::{config::normalize_origin, error::ConfigError, server::AdapterServer};
+use crate::{
+    config::normalize_origin,
+    consent::{CALLBACK_PATH, Sessions, callback::oauth_callback},
+    error::ConfigError,
+    server::AdapterServer,
+};
 
 /// Largest MCP request body accepted over HTTP.
 pub const MAX_REQUEST_BODY: usize = 1024 * 1024;
@@ -35,24 +38,30 @@ pub struct Guard {
     pub allowed_origins: Vec<String>,
 }
 
-/// The router: `/mcp` only, guarded.
+/// The router: `/mcp`, and in consent mode `/mcp/oauth/callback`, both guarded.
 pub fn app(server: AdapterServer, guard: Guard, shutdown: CancellationToken) -> Router {
+    let consent = server.consent().cloned();
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .disable_allowed_origins()
         .with_max_request_body_bytes(MAX_REQUEST_BODY)
         .with_cancellation_token(shutdown);
     let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
+        move || Ok(server.for_session()),
+        Arc::new(Sessions::new(consent.clone())),
         config,
     );
-    Router::new()
-        .route_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(
-            Arc::new(guard),
-            check_request,
-        ))
+    let mut router = Router::new().route_service("/mcp", service);
+    if let Some(consent) = consent {
+        router = router.route(
+            CALLBACK_PATH,
+            axum::routing::get(oauth_callback).with_state(consent),
+        );
+    }
+    router.layer(middleware::from_fn_with_state(
+        Arc::new(guard),
+        check_request,
+    ))
 }
 
 /// Binds, reports the bound address through `on_bound`, and serves until `shutdown`.

@@ -11,11 +11,13 @@
 //! - [`validate`] and [`schema`]: the strict input rules and the JSON Schemas that state them.
 //! - [`upstream`]: the one-request-per-call HTTP client and status mapping.
 //! - [`check`] and [`pagination`]: consistency of native answers and list continuation.
+//! - [`consent`]: consent mode (spec §9): park, authorize URL, callback, token per session.
 //! - [`error`]: configuration errors and the bounded tool error.
 //! - [`faults`]: the built-in faults of the harness's self-test (feature `faults`).
 
 pub mod check;
 pub mod config;
+pub mod consent;
 pub mod error;
 pub mod faults;
 pub mod http;

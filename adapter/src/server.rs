@@ -21,6 +21,7 @@ use rmcp::{
 
 use crate::{
     config::{Credential, is_header_token},
+    consent::{Consent, ConsentCall, SessionGuard},
     error::ConfigError,
     faults::fault,
     tools::{self, CredentialProblem, Ctx},
@@ -35,6 +36,8 @@ pub struct AdapterServer {
     upstream: Upstream,
     credential: Option<Credential>,
     tools: Arc<Vec<Tool>>,
+    consent: Option<Arc<Consent>>,
+    session: Arc<SessionGuard>,
 }
 
 impl AdapterServer {
@@ -44,7 +47,53 @@ impl AdapterServer {
             upstream,
             credential,
             tools: Arc::new(tools::definitions()),
+            consent: None,
+            session: Arc::default(),
         }
+    }
+
+    /// Turns on consent mode (spec §9) for calls without any credential.
+    pub fn with_consent(mut self, consent: Arc<Consent>) -> Self {
+        self.session = Arc::new(SessionGuard::new(Some(consent.clone())));
+        self.consent = Some(consent);
+        self
+    }
+
+    /// The process's consent state, if consent mode is on.
+    pub fn consent(&self) -> Option<&Arc<Consent>> {
+        self.consent.as_ref()
+    }
+
+    /// A handler for a new HTTP session: the same configuration, its own session guard.
+    pub fn for_session(&self) -> Self {
+        Self {
+            session: Arc::new(SessionGuard::new(self.consent.clone())),
+            ..self.clone()
+        }
+    }
+
+    /// Consent mode's part of a call that has no credential of its own.
+    fn consent_call(&self, context: &RequestContext<RoleServer>) -> Option<ConsentCall> {
+        let consent = self.consent.clone()?;
+        let parts = context.extensions.get::<http::request::Parts>()?;
+        let header = |name| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned)
+        };
+        // Without a session there is nothing to bind a state to: no consent.
+        let session = header(http::HeaderName::from_static("mcp-session-id"))?;
+        self.session.record(&session);
+        Some(ConsentCall {
+            consent,
+            session,
+            host: header(http::header::HOST),
+            peer: context.peer.clone(),
+            cancelled: context.ct.clone(),
+        })
     }
 
     /// The credential for one call: the HTTP request's bearer, else the process one.
@@ -114,9 +163,15 @@ impl ServerHandler for AdapterServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        let credential = self.credential_for(&context);
+        let consent = match credential {
+            Err(CredentialProblem::Missing) => self.consent_call(&context),
+            _ => None,
+        };
         let ctx = Ctx {
             upstream: self.upstream.clone(),
-            credential: self.credential_for(&context),
+            credential,
+            consent,
         };
         let name = &request.name;
         unwind_to_error(

@@ -52,6 +52,7 @@ fn world() -> &'static World {
         let ctx = Ctx {
             upstream: Upstream::new(origin, Duration::from_secs(5)).unwrap(),
             credential: Ok(Credential::Token("fuzz-token".into())),
+            consent: None,
         };
         World {
             runtime,

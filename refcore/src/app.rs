@@ -8,7 +8,7 @@ use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::{MethodRouter, delete, get, post, put};
 
-use crate::api::{grants, issues, meta, replay_cache, setup};
+use crate::api::{grants, issues, meta, oauth, replay_cache, setup};
 use crate::error::{AppError, PageError};
 use crate::faults::fault;
 use crate::state::AppState;
@@ -58,6 +58,10 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/admin/issues/{id}/move", post(issues::issues_move))
         .route("/v1/users/{login}/tokens", post(setup::tokens_create))
         .route(
+            "/v1/user/applications/oauth2",
+            post(oauth::applications_create),
+        )
+        .route(
             "/v1/users/{login}/tokens/{id}",
             delete(setup::tokens_delete),
         )
@@ -73,6 +77,12 @@ pub fn app(state: AppState) -> Router {
             get(web::login::login_show).post(web::login::login_submit),
         )
         .route("/user/logout", post(web::login::logout_submit))
+        .route(web::oauth::AUTHORIZE_PATH, get(web::oauth::authorize_show))
+        .route(web::oauth::GRANT_PATH, post(web::oauth::grant_submit))
+        .route(
+            "/login/oauth/access_token",
+            post(oauth::access_token_create),
+        )
         .route(
             pages,
             get(web::grants::grants_list_page).post(web::grants::grants_create),

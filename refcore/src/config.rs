@@ -45,6 +45,11 @@ pub struct Config {
     pub admin: Option<(String, String)>,
     /// How long a `_csrf` token stays valid (refcore extension).
     pub csrf_ttl: Duration,
+    /// How long an OAuth authorization code stays redeemable (spec §9).
+    pub oauth_code_ttl: Duration,
+    /// How long an access token from the OAuth token endpoint authenticates
+    /// (refcore extension).
+    pub oauth_token_ttl: Duration,
 }
 
 impl std::fmt::Debug for Config {
@@ -55,6 +60,8 @@ impl std::fmt::Debug for Config {
             .field("public_url", &self.public_url)
             .field("admin_user", &self.admin.as_ref().map(|(u, _)| u))
             .field("csrf_ttl", &self.csrf_ttl)
+            .field("oauth_code_ttl", &self.oauth_code_ttl)
+            .field("oauth_token_ttl", &self.oauth_token_ttl)
             .finish_non_exhaustive()
     }
 }
@@ -109,18 +116,9 @@ impl Config {
                 ));
             }
         };
-        let csrf_ttl = match get("CORE_CSRF_TTL_SECS") {
-            Some(raw) => match raw.parse::<u64>() {
-                Ok(secs) if secs > 0 => Duration::from_secs(secs),
-                _ => {
-                    return Err(ConfigError::invalid(
-                        "CORE_CSRF_TTL_SECS",
-                        "expected a positive number of seconds",
-                    ));
-                }
-            },
-            None => Duration::from_secs(3600),
-        };
+        let csrf_ttl = seconds(&get, "CORE_CSRF_TTL_SECS", 3600)?;
+        let oauth_code_ttl = seconds(&get, "CORE_OAUTH_CODE_TTL_SECS", 600)?;
+        let oauth_token_ttl = seconds(&get, "CORE_OAUTH_TOKEN_TTL_SECS", 3600)?;
         Ok(Config {
             listen,
             database_url,
@@ -129,7 +127,28 @@ impl Config {
             secret_key,
             admin,
             csrf_ttl,
+            oauth_code_ttl,
+            oauth_token_ttl,
         })
+    }
+}
+
+/// A lifetime variable: a positive whole number of seconds, `default` when unset.
+fn seconds(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: u64,
+) -> Result<Duration, ConfigError> {
+    match get(name) {
+        Some(raw) => match raw.parse::<u64>() {
+            // Bounded so that adding it to the Unix time cannot overflow.
+            Ok(secs) if secs > 0 && secs <= u64::from(u32::MAX) => Ok(Duration::from_secs(secs)),
+            _ => Err(ConfigError::invalid(
+                name,
+                "expected a positive number of seconds",
+            )),
+        },
+        None => Ok(Duration::from_secs(default)),
     }
 }
 
@@ -199,6 +218,8 @@ mod tests {
         assert_eq!(config.database_url, "sqlite:///tmp/x.db?mode=rwc");
         assert_eq!(config.listen.to_string(), "127.0.0.1:3000");
         assert_eq!(config.csrf_ttl, Duration::from_secs(3600));
+        assert_eq!(config.oauth_code_ttl, Duration::from_secs(600));
+        assert_eq!(config.oauth_token_ttl, Duration::from_secs(3600));
         assert!(config.admin.is_none());
     }
 
@@ -222,6 +243,8 @@ mod tests {
             ("CORE_LISTEN", "nope"),
             ("CORE_DATABASE_URL", "mysql://x"),
             ("CORE_CSRF_TTL_SECS", "0"),
+            ("CORE_OAUTH_CODE_TTL_SECS", "-1"),
+            ("CORE_OAUTH_TOKEN_TTL_SECS", "soon"),
             ("CORE_PUBLIC_URL", "ftp://x"),
         ] {
             let mut pairs = vec![

@@ -8,6 +8,7 @@
 use std::sync::OnceLock;
 
 use axum::http::StatusCode;
+use axum::http::header::{CACHE_CONTROL, PRAGMA};
 use axum::response::{IntoResponse, Response};
 
 /// A configuration problem found at start-up; the message names the variable.
@@ -133,13 +134,22 @@ pub enum AppError {
     /// 500: a bug or an unavailable database; the cause is only logged.
     #[error("internal error")]
     Internal(String),
+    /// 400 from the OAuth token endpoint, rendered as RFC 6749 §5.2 asks:
+    /// `{"error", "error_description"}`, never cached.
+    #[error("{description}")]
+    OAuth {
+        /// The RFC 6749 error code, e.g. `invalid_grant`.
+        error: &'static str,
+        /// A fixed, secret-free explanation.
+        description: &'static str,
+    },
 }
 
 impl AppError {
     /// The status code this error answers with.
     pub fn status(&self) -> StatusCode {
         match self {
-            AppError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            AppError::BadRequest(_) | AppError::OAuth { .. } => StatusCode::BAD_REQUEST,
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound => StatusCode::NOT_FOUND,
@@ -194,6 +204,15 @@ pub fn set_docs_url(url: String) {
 impl IntoResponse for AppError {
     fn into_response(self) -> Response {
         self.log_internal();
+        if let AppError::OAuth { error, description } = self {
+            let body = serde_json::json!({ "error": error, "error_description": description });
+            return (
+                StatusCode::BAD_REQUEST,
+                [(CACHE_CONTROL, "no-store"), (PRAGMA, "no-cache")],
+                axum::Json(body),
+            )
+                .into_response();
+        }
         let url = DOCS_URL.get().cloned().unwrap_or_default();
         let body = serde_json::json!({ "message": self.to_string(), "url": url });
         (self.status(), axum::Json(body)).into_response()

@@ -155,6 +155,11 @@ fn decode_component(raw: &[u8]) -> Result<String, AppError> {
 pub struct Params(Vec<(String, String)>);
 
 impl Params {
+    /// Decodes an `application/x-www-form-urlencoded` body.
+    pub fn from_form(body: &[u8]) -> Result<Self, AppError> {
+        Ok(Params(decode_urlencoded(body)?))
+    }
+
     /// Decodes a raw query string (absent means empty).
     pub fn from_query(raw: Option<&str>) -> Result<Self, AppError> {
         Ok(Params(decode_urlencoded(raw.unwrap_or("").as_bytes())?))

@@ -199,10 +199,28 @@ mod catalogue {
         EnvelopePatternsExposed,
         /// The envelope's `commit_count.max` may be 33.
         EnvelopeMaxOffByOne,
+        /// The token endpoint does not check the PKCE verifier.
+        OauthSkipsPkce,
+        /// An authorization code can be exchanged again and again.
+        OauthCodeReusable,
+        /// A registered redirect URI matches as a prefix (authorize and token).
+        OauthRedirectPrefixMatch,
+        /// `code_challenge_method` `plain` or missing is accepted, compared as plain.
+        OauthPlainAccepted,
+        /// Authorization codes never expire.
+        OauthCodeNeverExpires,
+        /// A code is exchanged for any `client_id`, not only its own.
+        OauthCodeAnyClient,
+        /// The consent form skips the `_csrf` check.
+        OauthConsentSkipsCsrf,
+        /// An OAuth token carries both offered scopes whatever was requested.
+        OauthTokenAllScopes,
+        /// The login form's `redirect_to` takes any URL, absolute ones included.
+        OauthLoginOpenRedirect,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 54] = [
+    pub const ALL: [(Fault, &str); 63] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -305,6 +323,18 @@ mod catalogue {
         (Fault::EnvelopeAdoptedFromTask, "envelope-adopted-from-task"),
         (Fault::EnvelopePatternsExposed, "envelope-patterns-exposed"),
         (Fault::EnvelopeMaxOffByOne, "envelope-max-off-by-one"),
+        (Fault::OauthSkipsPkce, "oauth-skips-pkce"),
+        (Fault::OauthCodeReusable, "oauth-code-reusable"),
+        (
+            Fault::OauthRedirectPrefixMatch,
+            "oauth-redirect-prefix-match",
+        ),
+        (Fault::OauthPlainAccepted, "oauth-plain-accepted"),
+        (Fault::OauthCodeNeverExpires, "oauth-code-never-expires"),
+        (Fault::OauthCodeAnyClient, "oauth-code-any-client"),
+        (Fault::OauthConsentSkipsCsrf, "oauth-consent-skips-csrf"),
+        (Fault::OauthTokenAllScopes, "oauth-token-all-scopes"),
+        (Fault::OauthLoginOpenRedirect, "oauth-login-open-redirect"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -44,6 +44,8 @@ pub async fn run(
         public_url: Arc::from(public_url.as_str()),
         secret_key: Arc::from(config.secret_key.as_slice()),
         csrf_ttl: config.csrf_ttl,
+        oauth_code_ttl: config.oauth_code_ttl,
+        oauth_token_ttl: config.oauth_token_ttl,
     };
     tracing::info!(backend = config.backend.name(), %addr, "migrations done, serving");
     {

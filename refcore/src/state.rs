@@ -16,6 +16,10 @@ pub struct AppState {
     pub secret_key: Arc<[u8]>,
     /// Lifetime of a `_csrf` token.
     pub csrf_ttl: Duration,
+    /// Lifetime of an OAuth authorization code.
+    pub oauth_code_ttl: Duration,
+    /// Lifetime of an access token from the OAuth token endpoint.
+    pub oauth_token_ttl: Duration,
 }
 
 impl AppState {

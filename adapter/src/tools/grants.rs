@@ -82,7 +82,7 @@ pub fn definitions() -> Vec<Tool> {
 pub async fn list(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
     let args = Args::new(args, &["page", "state"])?;
     let (page, state) = (args.page()?, args.state()?);
-    let credential = ctx.credential()?;
+    let credential = &ctx.credential().await?;
     let mut query = vec![("page", page.to_string()), ("limit", LIMIT.to_string())];
     if let Some(state) = state {
         query.push(("state", state));
@@ -103,7 +103,7 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
         args.segment("repo")?,
         args.id("grant_id")?,
     );
-    let credential = ctx.credential()?;
+    let credential = &ctx.credential().await?;
     let url = super::grant_url(ctx, &owner, &repo, grant_id, &[]);
     let reply = ctx
         .upstream
@@ -140,7 +140,7 @@ pub async fn confirm(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, Tool
         args.id("grant_id")?,
     );
     let proposal = args.proposal()?;
-    let credential = ctx.credential()?;
+    let credential = &ctx.credential().await?;
     let url = super::grant_url(ctx, &owner, &repo, grant_id, &["confirm"]);
     let op = Op::Write(CONFIRM_ADVICE);
     let payload = Value::Object(proposal.to_body());

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::{
     config::Credential,
+    consent::ConsentCall,
     error::{ErrorCode, ToolError},
     upstream::Upstream,
 };
@@ -27,6 +28,8 @@ pub struct Ctx {
     pub upstream: Upstream,
     /// The credential for this call, or why there is none usable.
     pub credential: Result<Credential, CredentialProblem>,
+    /// Consent mode, for a call with no credential at all (spec §9).
+    pub consent: Option<ConsentCall>,
 }
 
 /// Why a call has no usable credential (refused locally, no upstream request).
@@ -39,9 +42,16 @@ pub enum CredentialProblem {
 }
 
 impl Ctx {
-    /// The credential, or the local `unauthenticated` refusal.
-    pub fn credential(&self) -> Result<&Credential, ToolError> {
-        self.credential.as_ref().map_err(|problem| {
+    /// The credential: the call's own, else consent mode's (which may park
+    /// the call, or end it with `auth_required` or a `consent_*` code), else
+    /// the local `unauthenticated` refusal. Tools ask for it only after their
+    /// input passed validation, so an invalid call never mints a state.
+    pub async fn credential(&self) -> Result<Credential, ToolError> {
+        if let (Err(CredentialProblem::Missing), Some(consent)) = (&self.credential, &self.consent)
+        {
+            return consent.credential().await;
+        }
+        self.credential.clone().map_err(|problem| {
             let message = match problem {
                 CredentialProblem::Missing => {
                     "no credential: send Authorization: Bearer <token> on the MCP HTTP request, or start the adapter with AWG_TOKEN or AWG_BASIC_USER/AWG_BASIC_PASSWORD"

@@ -88,7 +88,7 @@ pub fn definitions() -> Vec<Tool> {
 pub async fn get_repository(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
     let args = Args::new(args, &["owner", "repo"])?;
     let (owner, repo) = (args.segment("owner")?, args.segment("repo")?);
-    let credential = ctx.credential()?;
+    let credential = &ctx.credential().await?;
     let url = ctx.upstream.url(&["repos", &owner, &repo], &[]);
     let reply = ctx
         .upstream
@@ -109,7 +109,7 @@ pub async fn get_repository(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Valu
 pub async fn list_issues(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
     let args = Args::new(args, &["owner", "repo", "page"])?;
     let (owner, repo, page) = (args.segment("owner")?, args.segment("repo")?, args.page()?);
-    let credential = ctx.credential()?;
+    let credential = &ctx.credential().await?;
     let query = [("page", page.to_string()), ("limit", LIMIT.to_string())];
     let url = ctx
         .upstream
@@ -133,7 +133,7 @@ pub async fn get_issue(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, To
         args.segment("repo")?,
         args.id("index")?,
     );
-    let credential = ctx.credential()?;
+    let credential = &ctx.credential().await?;
     let url = ctx
         .upstream
         .url(&["repos", &owner, &repo, "issues", &index.to_string()], &[]);
@@ -160,7 +160,7 @@ pub async fn create_issue(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value,
     let args = Args::new(args, &["owner", "repo", "title", "body"])?;
     let (owner, repo) = (args.segment("owner")?, args.segment("repo")?);
     let (title, body) = (args.text("title")?, args.text("body")?);
-    let credential = ctx.credential()?;
+    let credential = &ctx.credential().await?;
     let url = ctx.upstream.url(&["repos", &owner, &repo, "issues"], &[]);
     let op = Op::Write(CREATE_ADVICE);
     let payload = json!({"title": title, "body": body});

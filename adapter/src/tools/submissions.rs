@@ -98,7 +98,7 @@ pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolE
     let proposal = args.proposal()?;
     let request_key = args.request_key()?;
     let (title, body) = (args.text("title")?, args.text("body")?);
-    let credential = ctx.credential()?;
+    let credential = &ctx.credential().await?;
     let url = super::grant_url(ctx, &owner, &repo, grant_id, &["issues"]);
     let mut payload = proposal.to_body();
     payload.insert("request_key".into(), request_key.clone().into());
@@ -145,7 +145,7 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
         args.id("grant_id")?,
     );
     let request_key = args.request_key()?;
-    let credential = ctx.credential()?;
+    let credential = &ctx.credential().await?;
     let url = super::grant_url(ctx, &owner, &repo, grant_id, &["submissions", &request_key]);
     let reply = ctx
         .upstream

@@ -1,6 +1,7 @@
 //! Starting the real `awg-mcp` binary and talking MCP to it through rmcp.
 
 use std::{
+    path::Path,
     process::Stdio,
     sync::{Arc, Mutex},
     time::Duration,
@@ -12,7 +13,7 @@ use rmcp::{
         CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
         ProtocolVersion,
     },
-    service::{ClientLifecycleMode, ClientServiceExt, RunningService},
+    service::{ClientLifecycleMode, ClientServiceExt, RunningService, Service, ServiceExt},
     transport::{
         StreamableHttpClientTransport, TokioChildProcess,
         streamable_http_client::StreamableHttpClientTransportConfig,
@@ -47,7 +48,20 @@ pub struct HttpAdapter {
 impl HttpAdapter {
     /// Starts the adapter on 127.0.0.1:0 with a clean environment plus `env`.
     pub async fn start(core: &str, env: &[(&str, &str)], args: &[&str]) -> Self {
+        Self::start_in(core, env, args, None).await
+    }
+
+    /// Like [`HttpAdapter::start`], in the working directory `dir` when given.
+    pub async fn start_in(
+        core: &str,
+        env: &[(&str, &str)],
+        args: &[&str],
+        dir: Option<&Path>,
+    ) -> Self {
         let mut command = tokio::process::Command::new(BIN);
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
         command
             .env_clear()
             .args(["--transport", "http", "--core-url", core])
@@ -119,6 +133,28 @@ impl HttpAdapter {
             .expect("MCP handshake over Streamable HTTP")
     }
 
+    /// Connects an rmcp client with its own handler (for example one that
+    /// answers elicitations), optionally with a bearer.
+    pub async fn connect_handler<H: Service<RoleClient>>(
+        &self,
+        bearer: Option<&str>,
+        handler: H,
+    ) -> RunningService<RoleClient, H> {
+        let mut transport = StreamableHttpClientTransportConfig::with_uri(self.url.clone());
+        if let Some(bearer) = bearer {
+            transport = transport.auth_header(bearer);
+        }
+        handler
+            .serve(StreamableHttpClientTransport::from_config(transport))
+            .await
+            .expect("MCP handshake over Streamable HTTP")
+    }
+
+    /// `http://127.0.0.1:PORT`, the adapter's own origin.
+    pub fn origin(&self) -> &str {
+        self.url.trim_end_matches("/mcp")
+    }
+
     /// Everything the adapter wrote to stderr so far.
     pub fn stderr(&self) -> String {
         String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
@@ -167,7 +203,11 @@ pub async fn stdio(
 }
 
 /// Calls a tool with a JSON object of arguments.
-pub async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+pub async fn call<S: Service<RoleClient>>(
+    client: &RunningService<RoleClient, S>,
+    name: &str,
+    args: Value,
+) -> CallToolResult {
     let mut params = CallToolRequestParams::new(name.to_owned());
     if let Value::Object(map) = args {
         params = params.with_arguments(map);

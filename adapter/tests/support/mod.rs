@@ -4,6 +4,7 @@
 
 pub mod adapter;
 pub mod fixtures;
+pub mod oauth;
 pub mod refcore;
 pub mod upstream;
 

@@ -17,9 +17,12 @@ pub const OPENAPI: &str = include_str!("../openapi.json");
 /// `CORE_CSRF_TTL_SECS` launch variable, the `PATCH
 /// /api/v1/repos/{owner}/{repo}` `{private}` setup route (`repo-visibility`),
 /// the `PATCH …/issues/{index}` `{title?, body?}` edit (`issue-edit`) and
-/// `DELETE /api/v1/users/{login}/tokens/{id}` (`token-delete`).
+/// `DELETE /api/v1/users/{login}/tokens/{id}` (`token-delete`), and the
+/// `CORE_OAUTH_CODE_TTL_SECS` launch variable (lifetime of an OAuth
+/// authorization code, spec §9).
 pub const EXTENSIONS: &[&str] = &[
     "CORE_CSRF_TTL_SECS",
+    "CORE_OAUTH_CODE_TTL_SECS",
     "repo-visibility",
     "issue-edit",
     "token-delete",

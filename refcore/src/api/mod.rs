@@ -5,6 +5,7 @@
 pub mod grants;
 pub mod issues;
 pub mod meta;
+pub mod oauth;
 pub mod pagination;
 pub mod replay_cache;
 pub mod setup;

@@ -4,10 +4,11 @@
 //!
 //! - [`pool`]: connecting, migrations, write transactions, dialect bits.
 //! - [`users`], [`repos`], [`issues`], [`grants`], [`submissions`],
-//!   [`sessions`]: the queries of one table family each.
+//!   [`sessions`], [`oauth`]: the queries of one table family each.
 
 pub mod grants;
 pub mod issues;
+pub mod oauth;
 pub mod pool;
 pub mod repos;
 pub mod sessions;

@@ -39,7 +39,7 @@ pub fn is_unique_violation(err: &sqlx::Error) -> bool {
 #[derive(Debug)]
 struct Embedded(Backend);
 
-const SQLITE_MIGRATIONS: [(i64, &str, &str); 2] = [
+const SQLITE_MIGRATIONS: [(i64, &str, &str); 3] = [
     (
         1,
         "init",
@@ -50,8 +50,13 @@ const SQLITE_MIGRATIONS: [(i64, &str, &str); 2] = [
         "repository grant",
         include_str!("../../migrations/sqlite/0002_repository_grant.sql"),
     ),
+    (
+        3,
+        "oauth",
+        include_str!("../../migrations/sqlite/0003_oauth.sql"),
+    ),
 ];
-const POSTGRES_MIGRATIONS: [(i64, &str, &str); 2] = [
+const POSTGRES_MIGRATIONS: [(i64, &str, &str); 3] = [
     (
         1,
         "init",
@@ -61,6 +66,11 @@ const POSTGRES_MIGRATIONS: [(i64, &str, &str); 2] = [
         2,
         "repository grant",
         include_str!("../../migrations/postgres/0002_repository_grant.sql"),
+    ),
+    (
+        3,
+        "oauth",
+        include_str!("../../migrations/postgres/0003_oauth.sql"),
     ),
 ];
 

@@ -123,39 +123,56 @@ pub struct TokenRow {
     pub scopes: String,
 }
 
+/// What a new token row holds besides its owner.
+#[derive(Debug, Clone, Copy)]
+pub struct NewToken<'a> {
+    /// Its name, unique per user.
+    pub name: &'a str,
+    /// The SHA-256 of its secret.
+    pub token_hash: &'a str,
+    /// Stored scopes (see [`crate::domain::scopes::Scopes::stored`]).
+    pub scopes: &'a str,
+    /// Creation time, RFC 3339.
+    pub now: &'a str,
+    /// Unix seconds after which it no longer authenticates; `None` never.
+    pub expires_at: Option<i64>,
+}
+
 /// Inserts a token; a name the user already used is a unique violation.
 pub async fn insert_token(
     conn: &mut AnyConnection,
     user_id: i64,
-    name: &str,
-    token_hash: &str,
-    scopes: &str,
-    now: &str,
+    token: &NewToken<'_>,
 ) -> Result<i64, sqlx::Error> {
     let row = sqlx::query(
-        "INSERT INTO access_tokens (user_id, name, token_hash, scopes, created_at) \
-         VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        "INSERT INTO access_tokens (user_id, name, token_hash, scopes, created_at, expires_at) \
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
     )
     .bind(user_id)
-    .bind(name)
-    .bind(token_hash)
-    .bind(scopes)
-    .bind(now)
+    .bind(token.name)
+    .bind(token.token_hash)
+    .bind(token.scopes)
+    .bind(token.now)
+    .bind(token.expires_at)
     .fetch_one(conn)
     .await?;
     row.try_get("id")
 }
 
-/// Finds a token by the SHA-256 of its secret, with its owner.
+/// Finds a live token by the SHA-256 of its secret, with its owner: one
+/// that expired at `now_unix` is no token.
 pub async fn token_by_hash(
     conn: &mut AnyConnection,
     token_hash: &str,
+    now_unix: i64,
 ) -> Result<Option<(TokenRow, UserRow)>, sqlx::Error> {
     let row = sqlx::query(&format!(
         "SELECT t.id AS token_id, t.name AS token_name, t.scopes AS token_scopes, {USER_COLUMNS} \
-         FROM access_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1"
+         FROM access_tokens t JOIN users u ON u.id = t.user_id \
+         WHERE t.token_hash = $1 AND (t.expires_at IS NULL OR t.expires_at > $2)"
     ))
     .bind(token_hash)
+    .bind(now_unix)
     .fetch_optional(conn)
     .await?;
     match row {

@@ -9,11 +9,13 @@
 //! - [`permission`]: repository permission levels.
 //! - [`validate`]: text, name and request-key rules.
 //! - [`json`]: the shared JSON shapes of users, repositories and issues.
+//! - [`oauth`]: delegated consent (spec §9): authorization requests, PKCE, codes.
 
 pub mod digest;
 pub mod envelope;
 pub mod grant;
 pub mod json;
+pub mod oauth;
 pub mod permission;
 pub mod scopes;
 pub mod submission;

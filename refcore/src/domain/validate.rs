@@ -13,7 +13,7 @@ pub const MAX_TITLE_CHARS: usize = 255;
 pub const MAX_GRANT_TEXT_BYTES: usize = 262_144;
 
 /// Logins that would collide with top-level routes.
-const RESERVED_LOGINS: [&str; 4] = ["api", "user", "assets", "explore"];
+const RESERVED_LOGINS: [&str; 5] = ["api", "user", "assets", "explore", "login"];
 
 /// Refuses NUL, which PostgreSQL cannot store; both backends answer 422.
 pub fn no_nul(field: &str, value: &str) -> Result<(), AppError> {

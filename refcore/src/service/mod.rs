@@ -6,10 +6,12 @@
 //! - [`agent`]: the bot's five grant routes.
 //! - [`human`]: preparing, approving and withdrawing through the browser.
 //! - [`issues`]: ordinary Issues, deletion and moves.
+//! - [`oauth`]: delegated consent: clients, consent, code exchange.
 //! - [`setup`]: users, tokens, repositories and collaborators.
 
 pub mod access;
 pub mod agent;
 pub mod human;
 pub mod issues;
+pub mod oauth;
 pub mod setup;

@@ -144,10 +144,13 @@ pub async fn mint_token(
     let inserted = db::users::insert_token(
         &mut tx,
         user.id,
-        name,
-        &secrets::sha256_hex(&secret),
-        &scopes.stored(),
-        &db::now(),
+        &db::users::NewToken {
+            name,
+            token_hash: &secrets::sha256_hex(&secret),
+            scopes: &scopes.stored(),
+            now: &db::now(),
+            expires_at: None,
+        },
     )
     .await;
     let id = match inserted {

@@ -1,6 +1,6 @@
 //! Signing in and out, and the home page.
 
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::header::{LOCATION, SET_COOKIE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -9,8 +9,9 @@ use super::html::{self, escape, hidden};
 use super::session::{self, Session};
 use crate::auth::secrets;
 use crate::db;
+use crate::domain::oauth;
 use crate::error::{AppError, PageError};
-use crate::extract::FormBody;
+use crate::extract::{FormBody, Params};
 use crate::faults::fault;
 use crate::state::AppState;
 
@@ -19,12 +20,15 @@ pub fn csrf_header(headers: &HeaderMap) -> Option<&str> {
     headers.get("x-csrf-token").and_then(|v| v.to_str().ok())
 }
 
-fn login_form(csrf: &str, message: Option<&str>) -> String {
+fn login_form(csrf: &str, message: Option<&str>, redirect_to: Option<&str>) -> String {
     let message = message
         .map(|m| format!("<p class=\"flash-error\">{}</p>", escape(m)))
         .unwrap_or_default();
+    let redirect_to = redirect_to
+        .map(|to| hidden("redirect_to", to))
+        .unwrap_or_default();
     format!(
-        "<h1>Sign in</h1>{message}\n<form method=\"post\" action=\"/user/login\" class=\"login\">\n{}\n\
+        "<h1>Sign in</h1>{message}\n<form method=\"post\" action=\"/user/login\" class=\"login\">\n{}{redirect_to}\n\
          <label>Username <input type=\"text\" name=\"user_name\" autocomplete=\"username\" required></label>\n\
          <label>Password <input type=\"password\" name=\"password\" autocomplete=\"current-password\" required></label>\n\
          <button type=\"submit\">Sign in</button>\n</form>",
@@ -32,12 +36,24 @@ fn login_form(csrf: &str, message: Option<&str>) -> String {
     )
 }
 
-/// `GET /user/login`: makes sure an (anonymous) session exists so the form
-/// can carry a `_csrf` bound to it.
+/// Where a successful login sends the browser: `redirect_to` when it is a
+/// local path (the open-redirect guard of [`oauth::is_local_redirect`]),
+/// else `/`. A target that fails the guard is dropped, not refused.
+fn local_target(redirect_to: Option<&str>) -> Option<&str> {
+    redirect_to.filter(|to| oauth::is_local_redirect(to))
+}
+
+/// `GET /user/login[?redirect_to=/local/path]`: makes sure an (anonymous)
+/// session exists so the form can carry a `_csrf` bound to it; a local
+/// `redirect_to` rides along in the form. An undecodable query is ignored,
+/// as before `redirect_to` existed.
 pub async fn login_show(
     State(state): State<AppState>,
     session: Session,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, PageError> {
+    let params = Params::from_query(query.as_deref()).unwrap_or_default();
+    let redirect_to = local_target(params.get("redirect_to").ok().flatten());
     let (session, cookie) = match session.id {
         Some(_) => (session, None),
         None => {
@@ -52,7 +68,11 @@ pub async fn login_show(
         }
     };
     let user = session.user.as_ref().map(|u| u.login.as_str());
-    let page = html::page("Sign in", user, &login_form(&session.csrf(&state), None));
+    let page = html::page(
+        "Sign in",
+        user,
+        &login_form(&session.csrf(&state), None, redirect_to),
+    );
     let mut response = page.into_response();
     if let Some(cookie) = cookie
         && let Ok(value) = cookie.parse()
@@ -62,8 +82,9 @@ pub async fn login_show(
     Ok(response)
 }
 
-/// `POST /user/login` (`_csrf`, `user_name`, `password`): on success a new
-/// session id (the anonymous one is discarded) and 303 to `/`.
+/// `POST /user/login` (`_csrf`, `user_name`, `password`, optional
+/// `redirect_to`): on success a new session id (the anonymous one is
+/// discarded) and 303 to the local `redirect_to`, else to `/`.
 pub async fn login_submit(
     State(state): State<AppState>,
     session: Session,
@@ -73,6 +94,7 @@ pub async fn login_submit(
     session.check_csrf(&state, &form, csrf_header(&headers))?;
     let login = form.get("user_name")?.unwrap_or("");
     let password = form.get("password")?.unwrap_or("");
+    let redirect_to = local_target(form.get("redirect_to")?);
     let user = if crate::domain::validate::is_name(login) {
         let mut conn = state.db.conn().await?;
         db::users::by_login(&mut conn, login).await?
@@ -88,6 +110,7 @@ pub async fn login_submit(
         let body = login_form(
             &session.csrf(&state),
             Some("Username or password is incorrect, or this account cannot sign in."),
+            redirect_to,
         );
         return Ok((StatusCode::UNAUTHORIZED, html::page("Sign in", None, &body)).into_response());
     };
@@ -97,7 +120,10 @@ pub async fn login_submit(
     let (_, cookie) = session::create(&state, Some(user.id)).await?;
     Ok((
         StatusCode::SEE_OTHER,
-        [(LOCATION, "/".to_string()), (SET_COOKIE, cookie)],
+        [
+            (LOCATION, redirect_to.unwrap_or("/").to_string()),
+            (SET_COOKIE, cookie),
+        ],
     )
         .into_response())
 }

@@ -8,10 +8,12 @@
 //! - [`login`]: sign in, sign out and the home page.
 //! - [`grants`]: list, prepare, show, approve and withdraw.
 //! - [`issues`]: the Issue page with its poster and grant attribution.
+//! - [`oauth`]: the authorize page and the consent form (spec §9).
 
 pub mod csrf;
 pub mod grants;
 pub mod html;
 pub mod issues;
 pub mod login;
+pub mod oauth;
 pub mod session;

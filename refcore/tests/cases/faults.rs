@@ -52,10 +52,12 @@ mod with_faults {
     use serde_json::{Value, json};
 
     use super::refused_start;
+    use crate::cases::oauth;
     use crate::check;
     use crate::support::TestResult;
     use crate::support::browser::input_value;
     use crate::support::core::Backend;
+    use crate::support::oauth as oauth_support;
     use crate::support::world::{Env, World, key, submission};
 
     /// A fresh Core on the same backend with `CORE_FAULT=fault`, and a world on it.
@@ -197,5 +199,106 @@ mod with_faults {
             "invisible grant not listed under the fault: {list}"
         );
         Ok(())
+    }
+
+    /// A fresh Core with `fault` whose codes, tokens and `_csrf` live 3 s.
+    async fn faulty_short_lived(env: &Env, fault: &str) -> Result<(Env, World), String> {
+        crate::cases::oauth::short_lived(env, &[("CORE_FAULT", fault)]).await
+    }
+
+    /// Fails unless the rule a probe checks is broken.
+    fn broken(held: bool, fault: &str) -> TestResult {
+        check!(!held, "{fault}: the rule held, the fault is not observable");
+        Ok(())
+    }
+
+    /// `oauth-skips-pkce`: a wrong verifier is exchanged.
+    pub async fn oauth_skips_pkce(env: Arc<Env>) -> TestResult {
+        let (_core, w) = faulty(&env, "oauth-skips-pkce").await?;
+        broken(oauth::probe_pkce_checked(&w).await?, "oauth-skips-pkce")
+    }
+
+    /// `oauth-code-reusable`: a code is exchanged twice.
+    pub async fn oauth_code_reusable(env: Arc<Env>) -> TestResult {
+        let (_core, w) = faulty(&env, "oauth-code-reusable").await?;
+        broken(
+            oauth::probe_code_single_use(&w).await?,
+            "oauth-code-reusable",
+        )
+    }
+
+    /// `oauth-redirect-prefix-match`: an extended redirect URI passes.
+    pub async fn oauth_redirect_prefix_match(env: Arc<Env>) -> TestResult {
+        let (_core, w) = faulty(&env, "oauth-redirect-prefix-match").await?;
+        broken(
+            oauth::probe_redirect_uri_exact(&w).await?,
+            "oauth-redirect-prefix-match",
+        )
+    }
+
+    /// `oauth-plain-accepted`: `plain` (and no method) pass, and a code of a
+    /// plain challenge is exchanged with the challenge itself.
+    pub async fn oauth_plain_accepted(env: Arc<Env>) -> TestResult {
+        let (_core, w) = faulty(&env, "oauth-plain-accepted").await?;
+        broken(oauth::probe_only_s256(&w).await?, "oauth-plain-accepted")?;
+        let app = oauth_support::register(&w, &[&oauth_support::callback()]).await?;
+        let secret = oauth_support::Pkce::new().verifier;
+        let path = oauth_support::authorize_path(&[
+            ("response_type", Some("code")),
+            ("client_id", Some(&app.client_id)),
+            ("redirect_uri", Some(&app.redirect_uri)),
+            ("code_challenge", Some(&secret)),
+            ("code_challenge_method", Some("plain")),
+        ]);
+        let code = oauth_support::code_for(&w.browser, &path).await?;
+        oauth_support::exchange(&w, &app, &code, &secret)
+            .await?
+            .expect(200, "plain exchange under the fault")?;
+        Ok(())
+    }
+
+    /// `oauth-code-never-expires`: an expired code is exchanged.
+    pub async fn oauth_code_never_expires(env: Arc<Env>) -> TestResult {
+        let (_core, w) = faulty_short_lived(&env, "oauth-code-never-expires").await?;
+        broken(
+            oauth::probe_code_expires(&w).await?,
+            "oauth-code-never-expires",
+        )
+    }
+
+    /// `oauth-code-any-client`: another client exchanges the code.
+    pub async fn oauth_code_any_client(env: Arc<Env>) -> TestResult {
+        let (_core, w) = faulty(&env, "oauth-code-any-client").await?;
+        broken(
+            oauth::probe_code_bound_to_client(&w).await?,
+            "oauth-code-any-client",
+        )
+    }
+
+    /// `oauth-consent-skips-csrf`: a consent without `_csrf` issues a code.
+    pub async fn oauth_consent_skips_csrf(env: Arc<Env>) -> TestResult {
+        let (_core, w) = faulty(&env, "oauth-consent-skips-csrf").await?;
+        broken(
+            oauth::probe_consent_needs_csrf(&w).await?,
+            "oauth-consent-skips-csrf",
+        )
+    }
+
+    /// `oauth-token-all-scopes`: a `read:repository` token writes Issues.
+    pub async fn oauth_token_all_scopes(env: Arc<Env>) -> TestResult {
+        let (_core, w) = faulty(&env, "oauth-token-all-scopes").await?;
+        broken(
+            oauth::probe_scopes_narrowed(&w).await?,
+            "oauth-token-all-scopes",
+        )
+    }
+
+    /// `oauth-login-open-redirect`: the login form follows an absolute URL.
+    pub async fn oauth_login_open_redirect(env: Arc<Env>) -> TestResult {
+        let (_core, w) = faulty(&env, "oauth-login-open-redirect").await?;
+        broken(
+            oauth::probe_login_redirect_is_local(&w).await?,
+            "oauth-login-open-redirect",
+        )
     }
 }

@@ -12,6 +12,7 @@ mod faults;
 mod grants;
 mod lifecycle;
 mod meta;
+mod oauth;
 mod pages;
 mod receipts;
 mod variants;
@@ -58,6 +59,18 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(exact_replay::decoded_json),
         trial!(exact_replay::issue_edit),
         trial!(exact_replay::token_delete),
+        trial!(oauth::register_application),
+        trial!(oauth::authorize_refusals),
+        trial!(oauth::login_then_consent),
+        trial!(oauth::login_redirect_guard),
+        trial!(oauth::full_flow),
+        trial!(oauth::deny),
+        trial!(oauth::redirect_uri_with_query),
+        trial!(oauth::consent_csrf_and_recheck),
+        trial!(oauth::token_endpoint_rules),
+        trial!(oauth::scopes),
+        trial!(oauth::concurrent_exchange),
+        trial!(oauth::expiry),
     ];
     #[cfg(not(feature = "faults"))]
     list.extend([
@@ -71,6 +84,16 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(faults::nul_accepted_on_sqlite_only),
         trial!(faults::stale_revision_accepted),
         trial!(faults::list_shows_invisible_grants),
+        trial!(faults::oauth_skips_pkce),
+        trial!(faults::oauth_code_reusable),
+        trial!(faults::oauth_redirect_prefix_match),
+        trial!(faults::oauth_plain_accepted),
+        trial!(faults::oauth_code_never_expires),
+        trial!(faults::oauth_code_any_client),
+        trial!(faults::oauth_consent_skips_csrf),
+        trial!(faults::oauth_token_all_scopes),
+        trial!(faults::oauth_login_open_redirect),
+        trial!(variants::oauth_pages),
         trial!(variants::variant_refusals),
         trial!(variants::markup),
         trial!(variants::extra_members),

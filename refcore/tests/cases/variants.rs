@@ -52,8 +52,9 @@ mod with_faults {
     use super::refused_start;
     use crate::check;
     use crate::support::TestResult;
-    use crate::support::browser::{has, input_value};
+    use crate::support::browser::{Browser, has, input_value};
     use crate::support::client::Auth;
+    use crate::support::oauth;
     use crate::support::world::{Env, World, triple};
 
     /// A fresh Core on the same backend with `CORE_VARIANT=variant`, and a
@@ -294,6 +295,87 @@ mod with_faults {
         let id = w.prepare("t", "s").await?;
         w.decide(id, "withdraw").await?.expect(303, "withdraw")?;
         check!(w.grant(id).await?["state"] == "revoked", "not withdrawn");
+        Ok(())
+    }
+
+    /// The consent pages under the variants that touch pages: `markup`
+    /// (the consent form found by action and fields, refcore's classes
+    /// gone), `absolute-redirects` (the login detour and its way back are
+    /// absolute) and `reworded-errors` (the refusal page reworded, the token
+    /// endpoint's `error` member untouched).
+    pub async fn oauth_pages(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "markup").await?;
+        let app = oauth::register(&w, &[&oauth::callback()]).await?;
+        let pkce = oauth::Pkce::new();
+        let path = oauth::request(&app, &pkce, "st", None);
+        let page = w.browser.get(&path).await?.expect(200, "consent page")?;
+        check!(
+            !has(&page.text, ".oauth-grant")
+                && has(
+                    &page.text,
+                    &format!("form[action=\"{}/login/oauth/grant\"]", w.base)
+                )
+                && oauth::has_both_answers(&page.text),
+            "consent page under markup: {}",
+            page.text
+        );
+        let code = oauth::code_for(&w.browser, &path).await?;
+        oauth::exchange(&w, &app, &code, &pkce.verifier)
+            .await?
+            .expect(200, "exchange under markup")?;
+
+        let (_core, w) = varied(&env, "absolute-redirects").await?;
+        let app = oauth::register(&w, &[&oauth::callback()]).await?;
+        let path = oauth::request(&app, &pkce, "st", None);
+        let b = Browser::new(&w.base);
+        let resp = b.get(&path).await?.expect(303, "anonymous authorize")?;
+        let login = resp.header("location").ok_or("no Location")?;
+        check!(
+            login.starts_with(&format!("{}/user/login?", w.base)),
+            "login detour {login}"
+        );
+        let page = b
+            .get(login.trim_start_matches(w.base.as_str()))
+            .await?
+            .expect(200, "login page")?;
+        let csrf = input_value(&page.text, "_csrf").ok_or("no _csrf")?;
+        let back = input_value(&page.text, "redirect_to").ok_or("no redirect_to")?;
+        let resp = b
+            .post_form(
+                "/user/login",
+                &[
+                    ("_csrf", &csrf),
+                    ("user_name", &w.owner),
+                    ("password", &w.owner_password),
+                    ("redirect_to", &back),
+                ],
+            )
+            .await?
+            .expect(303, "login")?;
+        check!(
+            resp.header("location") == Some(format!("{}{path}", w.base)),
+            "way back {:?}",
+            resp.header("location")
+        );
+
+        let (_core, w) = varied(&env, "reworded-errors").await?;
+        let app = oauth::register(&w, &[&oauth::callback()]).await?;
+        let bad = oauth::App {
+            redirect_uri: format!("{}x", app.redirect_uri),
+            ..app.clone()
+        };
+        let page = w
+            .browser
+            .get(&oauth::request(&bad, &pkce, "st", None))
+            .await?
+            .expect(400, "refused request")?;
+        check!(page.text.contains("Sorry"), "not reworded: {}", page.text);
+        let resp = oauth::exchange(&w, &app, "0000", &pkce.verifier).await?;
+        check!(
+            oauth::is_error(&resp, "invalid_grant"),
+            "token error under reworded-errors: {}",
+            resp.text
+        );
         Ok(())
     }
 }

@@ -1,0 +1,318 @@
+//! The states and the per-session tokens, behind one lock.
+//!
+//! A state is the only thing that ties a browser's callback to an MCP
+//! session, so it is random (256 bits), spent on first use, expires with the
+//! consent timeout, and carries its own fresh PKCE verifier. A token lives
+//! here, in memory, for the one session its state belonged to, and goes when
+//! that session ends. Nothing in this file logs or formats a secret.
+
+use std::{
+    collections::{HashMap, HashSet},
+    sync::{Arc, Mutex, MutexGuard, OnceLock},
+    time::{Duration, Instant},
+};
+
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use tokio::sync::oneshot;
+
+use super::{CALLBACK_PATH, SCOPE, pkce};
+use crate::{
+    config::{ConsentConfig, CoreOrigin},
+    error::ConfigError,
+    faults::fault,
+};
+
+/// Query bytes left as they are: RFC 3986 unreserved; the rest is percent-encoded.
+const QUERY: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// At most this many open states per session; minting more forgets the oldest.
+const MAX_STATES_PER_SESSION: usize = 8;
+
+/// How a parked call is woken.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The exchange succeeded: run with this token.
+    Granted(String),
+    /// The person declined at the Core (`error=access_denied`).
+    Denied,
+    /// The callback was not usable or the exchange failed.
+    Failed,
+    /// Fault `consent-resume-before-exchange`: woken before any exchange.
+    Resume,
+}
+
+/// One open state.
+struct Pending {
+    session: String,
+    verifier: String,
+    redirect_uri: String,
+    expires: Instant,
+    minted: Instant,
+    waiter: Option<oneshot::Sender<Outcome>>,
+}
+
+/// A session's consented token.
+struct Token {
+    secret: String,
+    expires: Option<Instant>,
+}
+
+#[derive(Default)]
+struct Inner {
+    states: HashMap<String, Pending>,
+    tokens: HashMap<String, Token>,
+    /// Sessions that minted a state and have not ended.
+    live: HashSet<String>,
+}
+
+/// A freshly minted state, as the tool call sees it.
+pub struct Minted {
+    /// The state itself (to withdraw it later).
+    pub state: String,
+    /// The authorize URL on the fixed Core origin.
+    pub url: String,
+    /// Where a parked call waits, when it asked to park.
+    pub waiter: Option<oneshot::Receiver<Outcome>>,
+}
+
+/// What a callback's state unlocked.
+pub struct Claim {
+    /// The session the state was bound to.
+    pub session: String,
+    /// That state's verifier.
+    pub verifier: String,
+    /// The redirect URI the authorize URL carried (the token POST repeats it).
+    pub redirect_uri: String,
+    /// The parked call, if one waits.
+    pub waiter: Option<oneshot::Sender<Outcome>>,
+}
+
+/// Consent mode's shared state: one per process, shared by all sessions.
+pub struct Consent {
+    config: ConsentConfig,
+    core: CoreOrigin,
+    client: reqwest::Client,
+    inner: Mutex<Inner>,
+}
+
+impl std::fmt::Debug for Consent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Consent")
+            .field("client_id", &self.config.client_id)
+            .field("public_url", &self.config.public_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Consent {
+    /// Consent mode for `config` on the fixed `core` origin; the token POST
+    /// uses `timeout`, follows no redirect and is never retried.
+    pub fn new(
+        config: ConsentConfig,
+        core: CoreOrigin,
+        timeout: Duration,
+    ) -> Result<Arc<Self>, ConfigError> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .retry(reqwest::retry::never())
+            .no_proxy()
+            .timeout(timeout)
+            .user_agent(concat!("awg-mcp/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| ConfigError::Client(e.to_string()))?;
+        Ok(Arc::new(Self {
+            config,
+            core,
+            client,
+            inner: Mutex::new(Inner::default()),
+        }))
+    }
+
+    /// The consent timeout (state lifetime and parking deadline).
+    pub fn timeout(&self) -> Duration {
+        self.config.timeout
+    }
+
+    pub(super) fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    pub(super) fn client_id(&self) -> &str {
+        &self.config.client_id
+    }
+
+    pub(super) fn core(&self) -> &CoreOrigin {
+        &self.core
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic elsewhere while holding the lock leaves consistent maps.
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The session's consented token, unless it has expired.
+    pub fn token_for(&self, session: &str) -> Option<String> {
+        let mut inner = self.lock();
+        let token = inner.tokens.get(session)?;
+        if token.expires.is_some_and(|e| Instant::now() >= e) {
+            inner.tokens.remove(session);
+            return None;
+        }
+        Some(token.secret.clone())
+    }
+
+    /// Mints a state for `session` with a fresh verifier and builds the
+    /// authorize URL. `park` gives the caller a receiver to wait on.
+    /// `host` is the MCP request's `Host`, used only by a fault.
+    pub fn mint(&self, session: &str, host: Option<&str>, park: bool) -> Minted {
+        let state = pkce::random_secret();
+        let verifier = if fault!(ConsentSharedVerifier) {
+            static SHARED: OnceLock<String> = OnceLock::new();
+            SHARED.get_or_init(pkce::random_secret).clone()
+        } else {
+            pkce::random_secret()
+        };
+        let (method, challenge) = if fault!(ConsentPlainChallenge) {
+            ("plain", verifier.clone())
+        } else {
+            ("S256", pkce::s256(&verifier))
+        };
+        let redirect_uri = match host.filter(|_| fault!(ConsentRedirectFromHost)) {
+            Some(host) => format!("http://{host}{CALLBACK_PATH}"),
+            None => self.config.redirect_uri(),
+        };
+        let enc = |s: &str| utf8_percent_encode(s, QUERY).to_string();
+        let url = format!(
+            "{core}login/oauth/authorize?response_type=code&client_id={client}&redirect_uri={redirect}&state={state}&code_challenge={challenge}&code_challenge_method={method}&scope={scope}",
+            core = self.core.url(),
+            client = enc(&self.config.client_id),
+            redirect = enc(&redirect_uri),
+            state = enc(&state),
+            challenge = enc(&challenge),
+            scope = enc(SCOPE),
+        );
+        let (sender, receiver) = if park {
+            let (s, r) = oneshot::channel();
+            (Some(s), Some(r))
+        } else {
+            (None, None)
+        };
+        let now = Instant::now();
+        let mut inner = self.lock();
+        inner.live.insert(session.to_owned());
+        inner.states.retain(|_, p| p.expires > now);
+        let mut own: Vec<(Instant, String)> = inner
+            .states
+            .iter()
+            .filter(|(_, p)| p.session == session)
+            .map(|(s, p)| (p.minted, s.clone()))
+            .collect();
+        own.sort();
+        while own.len() >= MAX_STATES_PER_SESSION {
+            let (_, oldest) = own.remove(0);
+            inner.states.remove(&oldest);
+        }
+        inner.states.insert(
+            state.clone(),
+            Pending {
+                session: session.to_owned(),
+                verifier,
+                redirect_uri,
+                expires: now + self.config.timeout,
+                minted: now,
+                waiter: sender,
+            },
+        );
+        Minted {
+            state,
+            url,
+            waiter: receiver,
+        }
+    }
+
+    /// Forgets a state (a declined, timed-out or cancelled parked call).
+    pub fn withdraw(&self, state: &str) {
+        self.lock().states.remove(state);
+    }
+
+    /// Keeps a state but wakes nobody with it: its callback will store the
+    /// token for the session, for the client's next call.
+    pub fn unpark(&self, state: &str) {
+        if let Some(pending) = self.lock().states.get_mut(state) {
+            pending.waiter = None;
+        }
+    }
+
+    /// Spends `state`: `None` if it is unknown, spent, expired or its session
+    /// has ended (all the same to the caller: 400, nothing exchanged).
+    pub fn claim(&self, state: &str) -> Option<Claim> {
+        let mut inner = self.lock();
+        let pending = inner.states.get_mut(state)?;
+        if Instant::now() >= pending.expires && !fault!(ConsentStateNeverExpires) {
+            inner.states.remove(state);
+            return None;
+        }
+        if fault!(ConsentStateReusable) {
+            return Some(Claim {
+                session: pending.session.clone(),
+                verifier: pending.verifier.clone(),
+                redirect_uri: pending.redirect_uri.clone(),
+                waiter: pending.waiter.take(),
+            });
+        }
+        let pending = inner.states.remove(state)?;
+        Some(Claim {
+            session: pending.session,
+            verifier: pending.verifier,
+            redirect_uri: pending.redirect_uri,
+            waiter: pending.waiter,
+        })
+    }
+
+    /// Keeps `secret` for `session` (and, under the fault
+    /// `consent-state-unbound`, for every session, waking every parked call).
+    /// `false` when the session ended during the exchange: the token is dropped.
+    pub fn store_token(&self, session: &str, secret: &str, expires_in: Option<u64>) -> bool {
+        let expires = expires_in
+            .filter(|s| *s > 0)
+            .map(|s| Instant::now() + Duration::from_secs(s));
+        let token = || Token {
+            secret: secret.to_owned(),
+            expires,
+        };
+        let mut inner = self.lock();
+        if fault!(ConsentStateUnbound) {
+            let mut sessions: Vec<String> =
+                inner.states.values().map(|p| p.session.clone()).collect();
+            sessions.extend(inner.tokens.keys().cloned());
+            sessions.push(session.to_owned());
+            for s in sessions {
+                inner.tokens.insert(s, token());
+            }
+            for pending in inner.states.values_mut() {
+                if let Some(waiter) = pending.waiter.take() {
+                    let _ = waiter.send(Outcome::Granted(secret.to_owned()));
+                }
+            }
+            return true;
+        }
+        if !inner.live.contains(session) {
+            return false;
+        }
+        inner.tokens.insert(session.to_owned(), token());
+        true
+    }
+
+    /// The MCP session ended: its token and states go, parked calls wake
+    /// (their receivers close).
+    pub fn end_session(&self, session: &str) {
+        let mut inner = self.lock();
+        inner.tokens.remove(session);
+        inner.states.retain(|_, p| p.session != session);
+        inner.live.remove(session);
+    }
+}

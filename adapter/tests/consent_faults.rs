@@ -1,0 +1,134 @@
+//! Each consent-mode fault (`docs/faults.md`, family 18) really breaks its
+//! rule of spec §9, seen from outside: in the authorize URL, at the fake
+//! authorization server's token endpoint, in a tool result, or on disk.
+#![cfg(feature = "faults")]
+
+mod support;
+
+use std::time::Duration;
+
+use rmcp::model::ElicitationAction;
+use serde_json::{Value, json};
+use support::{oauth::*, *};
+
+fn repo_args() -> Value {
+    json!({"owner": "alice", "repo": "lab"})
+}
+
+async fn faulty(core: &FakeCore, fault: &str, extra: &[&str]) -> HttpAdapter {
+    start_consent(core, &[("AWG_FAULT", fault)], extra, None).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn state_unbound_hands_the_token_to_another_session() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "consent-state-unbound", &[]).await;
+    let (alice, bob) = (adapter.connect(None).await, adapter.connect(None).await);
+    auth_required_url(&call(&bob, "get_repository", repo_args()).await);
+    let url = auth_required_url(&call(&alice, "get_repository", repo_args()).await);
+    assert_eq!(callback(&adapter, &core.consent(&url).await).await.0, 200);
+    // The honest adapter answers Bob auth_required again.
+    ok(&call(&bob, "get_repository", repo_args()).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn state_reusable_exchanges_a_replay_again() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "consent-state-reusable", &[]).await;
+    let client = adapter.connect(None).await;
+    let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
+    let query = core.consent(&url).await;
+    assert_eq!(callback(&adapter, &query).await.0, 200);
+    callback(&adapter, &query).await;
+    assert_eq!(
+        core.token_posts(),
+        2,
+        "the honest adapter refuses the replay unexchanged"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn state_never_expires_exchanges_after_the_timeout() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(
+        &core,
+        "consent-state-never-expires",
+        &["--consent-timeout-secs", "1"],
+    )
+    .await;
+    let client = adapter.connect(None).await;
+    let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
+    let query = core.consent(&url).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(callback(&adapter, &query).await.0, 200);
+    assert_eq!(
+        core.token_posts(),
+        1,
+        "the honest adapter refuses an expired state"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_before_exchange_ends_a_failed_consent_otherwise() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "consent-resume-before-exchange", &[]).await;
+    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
+    let client = adapter.connect_handler(None, handler).await;
+    let parked = call_in_background(client.peer(), "get_repository", repo_args());
+    let query = core.consent(&next_url(&mut urls).await).await;
+    core.token_mode(TokenMode::Status(500));
+    callback(&adapter, &query).await;
+    let result = parked.await.unwrap();
+    assert_ne!(error_code(&result), "consent_failed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_verifier_repeats_the_challenge() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "consent-shared-verifier", &[]).await;
+    let (one, two) = (adapter.connect(None).await, adapter.connect(None).await);
+    let a = auth_required_url(&call(&one, "get_repository", repo_args()).await);
+    let b = auth_required_url(&call(&two, "get_repository", repo_args()).await);
+    assert_eq!(
+        Authorize::parse(&a).get("code_challenge"),
+        Authorize::parse(&b).get("code_challenge")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_challenge_is_visible_in_the_url() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "consent-plain-challenge", &[]).await;
+    let client = adapter.connect(None).await;
+    let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
+    assert_eq!(Authorize::parse(&url).get("code_challenge_method"), "plain");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirect_from_host_ignores_the_public_url() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "consent-redirect-from-host", &[]).await;
+    let client = adapter.connect(None).await;
+    let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
+    let redirect = Authorize::parse(&url).get("redirect_uri").to_owned();
+    assert_ne!(redirect, REDIRECT_URI);
+    assert!(redirect.starts_with("http://127.0.0.1:"), "{redirect}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_on_disk_leaves_a_file() {
+    let core = FakeCore::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let adapter = start_consent(
+        &core,
+        &[("AWG_FAULT", "consent-token-on-disk")],
+        &[],
+        Some(dir.path()),
+    )
+    .await;
+    let client = adapter.connect(None).await;
+    let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
+    assert_eq!(callback(&adapter, &core.consent(&url).await).await.0, 200);
+    let token = std::fs::read_to_string(dir.path().join("awg-mcp-token")).unwrap();
+    assert_eq!(token, core.issued_tokens()[0]);
+}

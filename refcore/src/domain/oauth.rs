@@ -1,0 +1,472 @@
+//! Delegated consent (spec §9): the rules of refcore's OAuth 2.0
+//! authorization server for public clients with PKCE (RFC 6749 §4.1,
+//! RFC 7636), free of HTTP and SQL so the authorize page, the consent form
+//! and the token endpoint, on both backends, share one definition.
+//!
+//! - An authorization request names a registered client, one of its
+//!   redirect URIs byte for byte, an S256 `code_challenge`, and the scopes it
+//!   wants out of [`OFFERED_SCOPES`].
+//! - A code redeems once, before it expires, for its own client and exact
+//!   redirect URI, with the verifier whose S256 hash is the challenge.
+
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+use crate::domain::scopes::Scopes;
+use crate::faults::fault;
+
+/// The scopes an OAuth token may carry: a person's ordinary activity, reading
+/// repositories and writing Issues, nothing more.
+pub const OFFERED_SCOPES: [&str; 2] = ["read:repository", "write:issue"];
+
+/// The only `response_type` refcore serves.
+pub const RESPONSE_TYPE: &str = "code";
+
+/// The only `grant_type` the token endpoint serves.
+pub const GRANT_TYPE: &str = "authorization_code";
+
+/// The challenge method every request must use.
+pub const S256: &str = "S256";
+
+/// The stored method under the `oauth-plain-accepted` fault only.
+const PLAIN: &str = "plain";
+
+/// Longest redirect URI and `state` accepted, in bytes: far above any real
+/// one, low enough that a URL carrying both stays a valid `Location`.
+pub const MAX_URI_BYTES: usize = 2048;
+
+/// An authorization request as the authorize query or the consent form
+/// carries it, before it is checked. Empty values count as absent.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RawRequest<'a> {
+    /// `response_type`; `None` on the consent form, which does not carry it.
+    pub response_type: Option<&'a str>,
+    /// `client_id`.
+    pub client_id: Option<&'a str>,
+    /// `redirect_uri`.
+    pub redirect_uri: Option<&'a str>,
+    /// `state`, echoed to the client.
+    pub state: Option<&'a str>,
+    /// `code_challenge`.
+    pub code_challenge: Option<&'a str>,
+    /// `code_challenge_method`.
+    pub code_challenge_method: Option<&'a str>,
+    /// `scope`, space-separated.
+    pub scope: Option<&'a str>,
+}
+
+/// A checked authorization request, bound to its client's redirect URIs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The client's id.
+    pub client_id: String,
+    /// The redirect URI, exactly as registered.
+    pub redirect_uri: String,
+    /// The client's `state`, if it sent one.
+    pub state: Option<String>,
+    /// The challenge.
+    pub code_challenge: String,
+    /// `S256` (or `plain` under the `oauth-plain-accepted` fault).
+    pub code_challenge_method: &'static str,
+    /// The raw `scope` as requested, for the consent form to carry on.
+    pub scope: Option<String>,
+    /// What a token for this request will carry.
+    pub scopes: Scopes,
+}
+
+/// Why an authorization request is refused: a 400 page, never a redirect.
+pub type Refusal = &'static str;
+
+fn present(value: Option<&str>) -> Option<&str> {
+    value.filter(|v| !v.is_empty())
+}
+
+/// Whether `given` is one of the `registered` redirect URIs: byte equality,
+/// so no prefix, case folding or normalisation lets another URI through.
+pub fn redirect_uri_registered(registered: &[String], given: &str) -> bool {
+    registered.iter().any(|r| redirect_uri_matches(r, given))
+}
+
+/// Whether the redirect URI a request names is `expected`, byte for byte.
+pub fn redirect_uri_matches(expected: &str, given: &str) -> bool {
+    given == expected || (fault!(OauthRedirectPrefixMatch) && given.starts_with(expected))
+}
+
+/// The challenge method to store: `S256`, which is required.
+fn challenge_method(given: Option<&str>) -> Result<&'static str, Refusal> {
+    match given {
+        Some(S256) => Ok(S256),
+        None | Some(PLAIN) if fault!(OauthPlainAccepted) => Ok(PLAIN),
+        None => Err("code_challenge_method is required and must be S256"),
+        Some(_) => Err("code_challenge_method must be S256"),
+    }
+}
+
+/// RFC 7636 §4.1: 43 to 128 characters of `A-Z a-z 0-9 - . _ ~`, the form of
+/// both a verifier and (for S256, exactly 43 of them) a challenge.
+pub fn is_pkce_string(value: &str) -> bool {
+    (43..=128).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
+}
+
+/// `BASE64URL-NOPAD(SHA256(verifier))`, the S256 challenge of a verifier.
+pub fn s256_challenge(verifier: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
+
+/// Equality that takes as long whatever the first differing byte.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Whether `verifier` proves possession for a code with this challenge.
+pub fn verifier_matches(verifier: &str, challenge: &str, method: &str) -> bool {
+    if !is_pkce_string(verifier) {
+        return false;
+    }
+    match method {
+        S256 => constant_time_eq(s256_challenge(verifier).as_bytes(), challenge.as_bytes()),
+        PLAIN => constant_time_eq(verifier.as_bytes(), challenge.as_bytes()),
+        _ => false,
+    }
+}
+
+/// The scopes a request gets: the requested ones that refcore offers
+/// (unknown names are dropped); absent or empty means both offered scopes.
+/// A request naming only scopes refcore does not offer is refused.
+pub fn granted_scopes(requested: Option<&str>) -> Result<Scopes, Refusal> {
+    let names: Vec<&str> = match present(requested) {
+        None => OFFERED_SCOPES.to_vec(),
+        Some(raw) => raw
+            .split(' ')
+            .filter(|name| OFFERED_SCOPES.contains(name))
+            .collect(),
+    };
+    if names.is_empty() {
+        return Err("scope names none of read:repository, write:issue");
+    }
+    Scopes::parse(&names).map_err(|_| "scope is not valid")
+}
+
+/// The scopes an issued token carries: the ones the code was granted.
+pub fn token_scopes(granted: Scopes) -> Scopes {
+    if fault!(OauthTokenAllScopes) {
+        return Scopes::parse(&OFFERED_SCOPES).unwrap_or(granted);
+    }
+    granted
+}
+
+/// Checks an authorization request against its client's registered
+/// redirect URIs (the client itself was found by its id). The order is the
+/// order of the messages a client developer would want to fix first.
+pub fn check(raw: &RawRequest<'_>, registered: &[String]) -> Result<Request, Refusal> {
+    let client_id = present(raw.client_id).ok_or("client_id is required")?;
+    let redirect_uri = present(raw.redirect_uri).ok_or("redirect_uri is required")?;
+    if !redirect_uri_registered(registered, redirect_uri) {
+        return Err("redirect_uri is not registered for this application");
+    }
+    if let Some(response_type) = raw.response_type
+        && response_type != RESPONSE_TYPE
+    {
+        return Err("response_type must be code");
+    }
+    let code_challenge = present(raw.code_challenge).ok_or("code_challenge is required")?;
+    if !is_pkce_string(code_challenge) {
+        return Err("code_challenge must be 43-128 characters of A-Z a-z 0-9 - . _ ~");
+    }
+    let code_challenge_method = challenge_method(present(raw.code_challenge_method))?;
+    let state = present(raw.state);
+    if state.is_some_and(|s| s.len() > MAX_URI_BYTES) {
+        return Err("state is too long");
+    }
+    let scopes = granted_scopes(raw.scope)?;
+    Ok(Request {
+        client_id: client_id.to_string(),
+        redirect_uri: redirect_uri.to_string(),
+        state: state.map(str::to_string),
+        code_challenge: code_challenge.to_string(),
+        code_challenge_method,
+        scope: present(raw.scope).map(str::to_string),
+        scopes,
+    })
+}
+
+/// A redirect URI a client may register: an absolute `http(s)` URL without
+/// a fragment (RFC 6749 §3.1.2), at most [`MAX_URI_BYTES`].
+pub fn is_registrable_redirect_uri(uri: &str) -> bool {
+    uri.len() <= MAX_URI_BYTES
+        && !uri.contains('#')
+        && url::Url::parse(uri).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
+}
+
+/// `redirect_uri` with `params` added to its query, URL-encoded: after `&`
+/// when it already has a query, else after `?`.
+pub fn redirect_to_client(redirect_uri: &str, params: &[(&str, &str)]) -> String {
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    for (name, value) in params {
+        query.append_pair(name, value);
+    }
+    let query = query.finish();
+    let separator = match redirect_uri.find('?') {
+        None => "?",
+        Some(_) if redirect_uri.ends_with('?') || redirect_uri.ends_with('&') => "",
+        Some(_) => "&",
+    };
+    format!("{redirect_uri}{separator}{query}")
+}
+
+/// The facts of a stored code that its redemption is checked against.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredCode<'a> {
+    /// The `client_id` of the application it was issued to.
+    pub client_id: &'a str,
+    /// The redirect URI of its authorization request.
+    pub redirect_uri: &'a str,
+    /// Its challenge.
+    pub code_challenge: &'a str,
+    /// Its challenge method.
+    pub code_challenge_method: &'a str,
+    /// Unix seconds from which it is expired.
+    pub expires_at: i64,
+}
+
+/// What a token request presents with a code.
+#[derive(Debug, Clone, Copy)]
+pub struct Redemption<'a> {
+    /// `client_id`.
+    pub client_id: &'a str,
+    /// `redirect_uri`.
+    pub redirect_uri: &'a str,
+    /// `code_verifier`.
+    pub code_verifier: &'a str,
+}
+
+/// The latest `expires_at` that is dead at `now`: a code is expired from
+/// its `expires_at` on, and the purge of dead codes uses the same line.
+pub fn expiry_horizon(now: i64) -> i64 {
+    if fault!(OauthCodeNeverExpires) {
+        return i64::MIN;
+    }
+    now
+}
+
+/// Whether a code that expires at `expires_at` is dead at `now`.
+pub fn code_expired(expires_at: i64, now: i64) -> bool {
+    expires_at <= expiry_horizon(now)
+}
+
+/// Whether `redemption` may redeem `code` at `now` (it was found unspent):
+/// its client, its exact redirect URI, alive, and the verifier of its
+/// challenge. One answer for every failure, so nothing tells which failed.
+pub fn redeems(code: &StoredCode<'_>, redemption: &Redemption<'_>, now: i64) -> bool {
+    let client = fault!(OauthCodeAnyClient) || code.client_id == redemption.client_id;
+    let redirect = redirect_uri_matches(code.redirect_uri, redemption.redirect_uri);
+    let alive = !code_expired(code.expires_at, now);
+    let proof = fault!(OauthSkipsPkce)
+        || verifier_matches(
+            redemption.code_verifier,
+            code.code_challenge,
+            code.code_challenge_method,
+        );
+    client && redirect && alive && proof
+}
+
+/// Whether `target` is a local path the login form may send a browser on to
+/// after signing in: one leading `/`, never `//` or a backslash (browsers
+/// read both as another host), no control characters or spaces (browsers
+/// drop tabs and newlines, which could make `/\t/host` into `//host`).
+pub fn is_local_redirect(target: &str) -> bool {
+    if fault!(OauthLoginOpenRedirect) {
+        return !target.is_empty();
+    }
+    target.len() <= 2 * MAX_URI_BYTES
+        && target.starts_with('/')
+        && !target.starts_with("//")
+        && !target.contains('\\')
+        && !target.bytes().any(|b| b.is_ascii_control() || b == b' ')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+    const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
+    fn registered() -> Vec<String> {
+        vec!["http://127.0.0.1:9/mcp/oauth/callback".to_string()]
+    }
+
+    fn raw() -> RawRequest<'static> {
+        RawRequest {
+            response_type: Some("code"),
+            client_id: Some("c"),
+            redirect_uri: Some("http://127.0.0.1:9/mcp/oauth/callback"),
+            state: Some("s"),
+            code_challenge: Some(CHALLENGE),
+            code_challenge_method: Some("S256"),
+            scope: None,
+        }
+    }
+
+    #[test]
+    fn rfc7636_appendix_b_example() {
+        assert_eq!(s256_challenge(VERIFIER), CHALLENGE);
+        assert!(verifier_matches(VERIFIER, CHALLENGE, S256));
+        assert!(!verifier_matches(
+            &VERIFIER.replace('d', "e"),
+            CHALLENGE,
+            S256
+        ));
+        assert!(!verifier_matches(CHALLENGE, CHALLENGE, S256));
+        assert!(!verifier_matches(VERIFIER, CHALLENGE, "S512"));
+    }
+
+    #[test]
+    fn verifiers_are_43_to_128_unreserved_characters() {
+        assert!(is_pkce_string(&"a".repeat(43)));
+        assert!(is_pkce_string(&"~._-".repeat(32)));
+        assert!(!is_pkce_string(&"a".repeat(42)));
+        assert!(!is_pkce_string(&"a".repeat(129)));
+        assert!(!is_pkce_string(&format!("{}+", "a".repeat(43))));
+        assert!(!is_pkce_string(&format!("{}é", "a".repeat(43))));
+    }
+
+    #[test]
+    fn a_valid_request_and_each_refusal() {
+        let ok = check(&raw(), &registered()).unwrap();
+        assert_eq!(ok.code_challenge_method, S256);
+        assert_eq!(ok.scopes.names(), ["read:repository", "write:issue"]);
+        let refused = |edit: fn(&mut RawRequest<'static>)| {
+            let mut r = raw();
+            edit(&mut r);
+            check(&r, &registered()).is_err()
+        };
+        assert!(refused(
+            |r| r.redirect_uri = Some("http://127.0.0.1:9/mcp/oauth/callbackx")
+        ));
+        assert!(refused(
+            |r| r.redirect_uri = Some("http://127.0.0.1:9/mcp/oauth/")
+        ));
+        assert!(refused(
+            |r| r.redirect_uri = Some("HTTP://127.0.0.1:9/mcp/oauth/callback")
+        ));
+        assert!(refused(|r| r.redirect_uri = None));
+        assert!(refused(|r| r.response_type = Some("token")));
+        assert!(refused(|r| r.code_challenge = None));
+        assert!(refused(|r| r.code_challenge = Some("short")));
+        assert!(refused(|r| r.code_challenge_method = None));
+        assert!(refused(|r| r.code_challenge_method = Some("plain")));
+        assert!(refused(|r| r.code_challenge_method = Some("s256")));
+        assert!(refused(|r| r.scope = Some("read:admin write:admin")));
+        // The consent form does not carry response_type.
+        let mut form = raw();
+        form.response_type = None;
+        assert!(check(&form, &registered()).is_ok());
+    }
+
+    #[test]
+    fn scopes_are_the_requested_ones_refcore_offers() {
+        let names = |s: Option<&str>| granted_scopes(s).map(|s| s.names());
+        assert_eq!(names(None).unwrap(), ["read:repository", "write:issue"]);
+        assert_eq!(names(Some("")).unwrap(), names(None).unwrap());
+        assert_eq!(
+            names(Some("read:repository read:admin")).unwrap(),
+            ["read:repository"]
+        );
+        assert_eq!(names(Some("write:issue")).unwrap(), ["write:issue"]);
+        assert!(names(Some("write:admin")).is_err());
+    }
+
+    #[test]
+    fn parameters_are_appended_encoded() {
+        let params = [("code", "abc"), ("state", "a b&c=d/é")];
+        assert_eq!(
+            redirect_to_client("http://h/cb", &params),
+            "http://h/cb?code=abc&state=a+b%26c%3Dd%2F%C3%A9"
+        );
+        assert_eq!(
+            redirect_to_client("http://h/cb?x=1", &params[..1]),
+            "http://h/cb?x=1&code=abc"
+        );
+        assert_eq!(
+            redirect_to_client("http://h/cb?", &params[..1]),
+            "http://h/cb?code=abc"
+        );
+    }
+
+    #[test]
+    fn registrable_redirect_uris() {
+        assert!(is_registrable_redirect_uri(
+            "http://127.0.0.1:8/mcp/oauth/callback"
+        ));
+        assert!(is_registrable_redirect_uri("https://example.test/cb?x=1"));
+        assert!(!is_registrable_redirect_uri("https://example.test/cb#f"));
+        assert!(!is_registrable_redirect_uri("/relative"));
+        assert!(!is_registrable_redirect_uri("javascript:alert(1)"));
+    }
+
+    #[test]
+    fn only_local_paths_are_followed_after_login() {
+        assert!(is_local_redirect(
+            "/login/oauth/authorize?client_id=x&state=y"
+        ));
+        assert!(is_local_redirect("/"));
+        for bad in [
+            "",
+            "//evil.test/x",
+            "/\\evil.test",
+            "https://evil.test/",
+            "/\t/evil.test",
+            "/\n/evil.test",
+            "evil",
+            " /x",
+        ] {
+            assert!(!is_local_redirect(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_code_redeems_only_with_all_its_bindings() {
+        let code = StoredCode {
+            client_id: "c",
+            redirect_uri: "http://h/cb",
+            code_challenge: CHALLENGE,
+            code_challenge_method: S256,
+            expires_at: 100,
+        };
+        let good = Redemption {
+            client_id: "c",
+            redirect_uri: "http://h/cb",
+            code_verifier: VERIFIER,
+        };
+        assert!(redeems(&code, &good, 99));
+        assert!(!redeems(&code, &good, 100));
+        assert!(!redeems(
+            &code,
+            &Redemption {
+                client_id: "d",
+                ..good
+            },
+            99
+        ));
+        assert!(!redeems(
+            &code,
+            &Redemption {
+                redirect_uri: "http://h/cb/x",
+                ..good
+            },
+            99
+        ));
+        assert!(!redeems(
+            &code,
+            &Redemption {
+                code_verifier: CHALLENGE,
+                ..good
+            },
+            99
+        ));
+    }
+}

@@ -1,0 +1,233 @@
+//! Delegated consent (spec §9): registering a public client, checking an
+//! authorization request, granting or denying it, and exchanging a code for
+//! an ordinary access token of the consenting user. The rules are in
+//! [`crate::domain::oauth`]; every change is one transaction.
+
+use std::time::Duration;
+
+use crate::auth::secrets;
+use crate::db::{self, Db, oauth::AppRow, users::UserRow};
+use crate::domain::oauth::{self, RawRequest, Redemption, Request, StoredCode};
+use crate::domain::scopes::Scopes;
+use crate::domain::validate;
+use crate::error::AppError;
+use crate::faults::fault;
+use crate::web::csrf::unix_now;
+
+/// Most redirect URIs one application may register.
+const MAX_REDIRECT_URIS: usize = 10;
+
+/// Registers a public client for `owner`; its `client_id` is a new UUID.
+pub async fn register(
+    db: &Db,
+    owner: &UserRow,
+    name: &str,
+    redirect_uris: &[String],
+) -> Result<AppRow, AppError> {
+    validate::no_nul("name", name)?;
+    if name.trim().is_empty() || name.chars().count() > 255 {
+        return Err(AppError::invalid("name must be 1-255 characters"));
+    }
+    if redirect_uris.is_empty() || redirect_uris.len() > MAX_REDIRECT_URIS {
+        return Err(AppError::invalid("redirect_uris must hold 1-10 URIs"));
+    }
+    if let Some(i) = redirect_uris
+        .iter()
+        .position(|u| !oauth::is_registrable_redirect_uri(u))
+    {
+        return Err(AppError::invalid(format!(
+            "redirect_uris[{i}] must be an absolute http(s) URL without a fragment, \
+             at most 2048 bytes"
+        )));
+    }
+    let client_id = uuid::Uuid::new_v4().to_string();
+    let mut tx = db.begin_write().await?;
+    let id = db::oauth::insert_app(
+        &mut tx,
+        &client_id,
+        owner.id,
+        name,
+        redirect_uris,
+        &db::now(),
+    )
+    .await?;
+    let app = db::oauth::app_by_id(&mut tx, id)
+        .await?
+        .ok_or_else(|| AppError::Internal("application vanished in its transaction".into()))?;
+    tx.commit().await?;
+    Ok(app)
+}
+
+/// A checked authorization request with its application.
+#[derive(Debug, Clone)]
+pub struct Authorization {
+    /// The application asking.
+    pub app: AppRow,
+    /// The request.
+    pub request: Request,
+}
+
+/// Checks an authorization request (authorize page and consent form alike):
+/// 400 for an unknown client or any rule of [`oauth::check`]. Nothing here
+/// redirects: a request that fails is never sent back to its `redirect_uri`.
+pub async fn authorize(db: &Db, raw: &RawRequest<'_>) -> Result<Authorization, AppError> {
+    let client_id = raw
+        .client_id
+        .filter(|c| !c.is_empty())
+        .ok_or_else(|| AppError::bad_request("client_id is required"))?;
+    let app = if client_id.len() <= 64 && !client_id.contains('\0') {
+        let mut conn = db.conn().await?;
+        db::oauth::app_by_client_id(&mut conn, client_id).await?
+    } else {
+        None
+    };
+    let app = app.ok_or_else(|| AppError::bad_request("client_id names no application"))?;
+    let request = oauth::check(raw, &app.redirect_uris).map_err(AppError::bad_request)?;
+    Ok(Authorization { app, request })
+}
+
+/// `user` consents: mints a single-use code bound to the client, the user,
+/// the redirect URI, the challenge and the scopes, and answers where to send
+/// the browser (`redirect_uri?code=…&state=…`). The code has 256 random
+/// bits; only its SHA-256 is stored.
+pub async fn grant(
+    db: &Db,
+    user: &UserRow,
+    authz: &Authorization,
+    ttl: Duration,
+) -> Result<String, AppError> {
+    let code = secrets::random_hex(32);
+    let now = unix_now();
+    let request = &authz.request;
+    let mut tx = db.begin_write().await?;
+    // Minting is rarer than reading: a good moment to drop dead codes.
+    db::oauth::purge_expired_codes(&mut tx, oauth::expiry_horizon(now)).await?;
+    db::oauth::insert_code(
+        &mut tx,
+        &db::oauth::NewCode {
+            code_hash: &secrets::sha256_hex(&code),
+            app_id: authz.app.id,
+            user_id: user.id,
+            redirect_uri: &request.redirect_uri,
+            code_challenge: &request.code_challenge,
+            code_challenge_method: request.code_challenge_method,
+            scopes: &request.scopes.stored(),
+            now: &db::now(),
+            expires_at: now + ttl.as_secs() as i64,
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    let mut params = vec![("code", code.as_str())];
+    params.extend(request.state.as_deref().map(|s| ("state", s)));
+    Ok(oauth::redirect_to_client(&request.redirect_uri, &params))
+}
+
+/// `user` declines: where to send the browser
+/// (`redirect_uri?error=access_denied&state=…`). Nothing is stored.
+pub fn deny(authz: &Authorization) -> String {
+    let request = &authz.request;
+    let mut params = vec![("error", "access_denied")];
+    params.extend(request.state.as_deref().map(|s| ("state", s)));
+    oauth::redirect_to_client(&request.redirect_uri, &params)
+}
+
+/// A token request of the authorization-code grant, its members present.
+#[derive(Debug, Clone, Copy)]
+pub struct TokenRequest<'a> {
+    /// `code`.
+    pub code: &'a str,
+    /// `redirect_uri`.
+    pub redirect_uri: &'a str,
+    /// `client_id`.
+    pub client_id: &'a str,
+    /// `code_verifier`.
+    pub code_verifier: &'a str,
+}
+
+/// An issued access token: the secret appears only here.
+#[derive(Debug, serde::Serialize)]
+pub struct IssuedToken {
+    /// The secret, used like any other token of its user.
+    pub access_token: String,
+    /// Always `bearer`.
+    pub token_type: &'static str,
+    /// Seconds until it stops authenticating.
+    pub expires_in: u64,
+    /// Its scopes, space-separated.
+    pub scope: String,
+}
+
+fn invalid_grant() -> AppError {
+    AppError::OAuth {
+        error: "invalid_grant",
+        description: "the code is unknown, already used, expired, or does not match this \
+                      client, redirect_uri or code_verifier",
+    }
+}
+
+/// Exchanges a code for an access token of the consenting user. The code is
+/// spent by this attempt whatever its outcome (deleted in the transaction
+/// that reads it, committed even when a binding does not match), so of two
+/// concurrent exchanges exactly one can succeed, and a stolen code gives a
+/// thief one try at most. Every failure is the same `invalid_grant`.
+pub async fn exchange(
+    db: &Db,
+    request: &TokenRequest<'_>,
+    token_ttl: Duration,
+) -> Result<IssuedToken, AppError> {
+    let code_hash = secrets::sha256_hex(request.code);
+    let mut tx = db.begin_write().await?;
+    let found = if fault!(OauthCodeReusable) {
+        db::oauth::peek_code(&mut tx, &code_hash).await?
+    } else {
+        db::oauth::take_code(&mut tx, &code_hash).await?
+    };
+    let Some(code) = found else {
+        return Err(invalid_grant());
+    };
+    let app = db::oauth::app_by_id(&mut tx, code.app_id)
+        .await?
+        .ok_or_else(|| AppError::Internal("a code's application vanished".into()))?;
+    let now = unix_now();
+    let redeems = oauth::redeems(
+        &StoredCode {
+            client_id: &app.client_id,
+            redirect_uri: &code.redirect_uri,
+            code_challenge: &code.code_challenge,
+            code_challenge_method: &code.code_challenge_method,
+            expires_at: code.expires_at,
+        },
+        &Redemption {
+            client_id: request.client_id,
+            redirect_uri: request.redirect_uri,
+            code_verifier: request.code_verifier,
+        },
+        now,
+    );
+    if !redeems {
+        tx.commit().await?;
+        return Err(invalid_grant());
+    }
+    let scopes = oauth::token_scopes(Scopes::from_stored(&code.scopes));
+    let secret = secrets::new_token();
+    db::users::insert_token(
+        &mut tx,
+        code.user_id,
+        &db::users::NewToken {
+            name: &format!("oauth2:{}:{}", app.client_id, secrets::random_hex(8)),
+            token_hash: &secrets::sha256_hex(&secret),
+            scopes: &scopes.stored(),
+            now: &db::now(),
+            expires_at: Some(now + token_ttl.as_secs() as i64),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(IssuedToken {
+        access_token: secret,
+        token_type: "bearer",
+        expires_in: token_ttl.as_secs(),
+        scope: scopes.names().join(" "),
+    })
+}
