@@ -14,6 +14,7 @@ pub fn scenarios() -> Vec<Scenario> {
     vec![
         authorize_refuses_what_is_not_registered(),
         token_endpoint_binds_the_code(),
+        login_brings_back_only_to_the_core(),
         expired_code_is_invalid_grant(),
         consent_form_needs_its_own_csrf(),
     ]
@@ -32,6 +33,7 @@ struct Authorize<'a> {
     challenge: Option<&'a str>,
     method: Option<&'a str>,
     state: &'a str,
+    scope: &'a str,
 }
 
 impl Authorize<'_> {
@@ -48,7 +50,7 @@ impl Authorize<'_> {
                 ("state", Some(self.state)),
                 ("code_challenge", self.challenge),
                 ("code_challenge_method", self.method),
-                ("scope", Some("read:repository write:issue")),
+                ("scope", Some(self.scope)),
             ];
             for (name, value) in optional {
                 if let Some(v) = value {
@@ -59,6 +61,9 @@ impl Authorize<'_> {
         Ok(url)
     }
 }
+
+/// The scopes a consent asks for by default.
+const FULL_SCOPE: &str = "read:repository write:issue";
 
 /// A state for a native request, registered as a secret.
 fn new_state(ctx: &Ctx) -> String {
@@ -76,6 +81,17 @@ async fn code_for(
     client_id: &str,
     redirect_uri: &str,
 ) -> Step<(String, String)> {
+    code_with_scope(ctx, alice, client_id, redirect_uri, FULL_SCOPE).await
+}
+
+/// [`code_for`] asking for `scope`.
+async fn code_with_scope(
+    ctx: &Ctx,
+    alice: &Human,
+    client_id: &str,
+    redirect_uri: &str,
+    scope: &str,
+) -> Step<(String, String)> {
     let verifier = oauth::verifier();
     ctx.register_secret(&verifier);
     let challenge = oauth::s256(&verifier);
@@ -86,6 +102,7 @@ async fn code_for(
         challenge: Some(&challenge),
         method: Some("S256"),
         state: &state,
+        scope,
     }
     .url(ctx.core_url())?;
     let form = alice.consent_form(&url).await?;
@@ -183,6 +200,7 @@ async fn authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outcome {
         challenge: Some(&challenge),
         method: Some("S256"),
         state: &state,
+        scope: FULL_SCOPE,
     };
     ctx.step("the request done right shows the consent form");
     let page = alice.authorize(&good.url(ctx.core_url())?).await?;
@@ -309,6 +327,76 @@ async fn token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
         .token_request(&exchange(&code, REDIRECT_2, &client, Some(&verifier)))
         .await?;
     expect_invalid_grant(ctx, "another redirect URI", &answer)?;
+
+    ctx.step("a code asked for read:repository only");
+    let (code, verifier) =
+        code_with_scope(ctx, &alice, &client, REDIRECT, "read:repository").await?;
+    let answer = ctx
+        .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
+        .await?;
+    expect_token(ctx, "read:repository only", &answer)?;
+    let token = ctx.consent_token_in(&answer)?;
+    ctx.expect_eq(
+        "the token carries the requested scope only",
+        token.scopes(),
+        vec!["read:repository".to_owned()],
+    )?;
+    let native = ctx.native_with_consent(CONSENTER, &token)?;
+    let before = crate::flows::issue_count(ctx, crate::flows::LAB).await?;
+    let answer = native
+        .call(
+            "POST",
+            &core_api::issues(crate::flows::LAB),
+            Some(&json!({"title": "beyond its scope", "body": "b"})),
+        )
+        .await?;
+    ctx.expect_status("creating an Issue with it is 403", answer.status, 403)?;
+    ctx.expect_eq(
+        "no Issue was written",
+        crate::flows::issue_count(ctx, crate::flows::LAB).await?,
+        before,
+    )?;
+    Ok(())
+}
+
+/// The login detour brings a browser back to the Core only: a login page
+/// opened with `redirect_to` an absolute, scheme-relative or backslashed
+/// URL of another host answers the login with a redirect on the Core's own
+/// origin.
+#[scenario(Consent, parity)]
+async fn login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
+    let core = Url::parse(ctx.core_url())
+        .map_err(|e| Abort::errored(format!("the Core URL: {e}")))?
+        .origin();
+    for (i, target) in [
+        "https://evil.example/",
+        "//evil.example/",
+        "/\\evil.example/",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        ctx.step(&format!(
+            "alice signs in from /user/login?redirect_to={target}"
+        ));
+        let alice = ctx.second_browser(CONSENTER)?;
+        let mut path: Url = format!("{}{}", ctx.core_url(), core_api::LOGIN)
+            .parse()
+            .map_err(|e| Abort::errored(format!("login URL: {e}")))?;
+        path.query_pairs_mut().append_pair("redirect_to", target);
+        let form = alice.login_form_at(path.as_str()).await?;
+        let answer = alice.send(&form).await?;
+        let location = answer.header("location").unwrap_or_default();
+        let landed = form.action.join(&location).map(|u| u.origin());
+        ctx.expect_eq(
+            &format!(
+                "case {}: the login redirects (303) on the Core's origin",
+                i + 1
+            ),
+            (answer.status, landed.ok()),
+            (303, Some(core.clone())),
+        )?;
+    }
     Ok(())
 }
 
@@ -357,6 +445,7 @@ async fn consent_form_needs_its_own_csrf(ctx: &mut Ctx) -> Outcome {
         challenge: Some(&challenge),
         method: Some("S256"),
         state: &state,
+        scope: FULL_SCOPE,
     }
     .url(ctx.core_url())?;
     let form = alice.consent_form(&url).await?;

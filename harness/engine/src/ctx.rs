@@ -594,6 +594,25 @@ impl Ctx {
         Ok(answer)
     }
 
+    /// The token of a 200 token answer (from [`token_request`](Self::token_request)),
+    /// kept opaque; an answer without one is the Core's failure.
+    pub fn consent_token_in(&self, answer: &Answer) -> Step<ConsentToken> {
+        let json = answer.json()?;
+        let secret = json
+            .get("access_token")
+            .and_then(|t| t.as_str())
+            .ok_or_else(|| Abort::failed("the token answer has no access_token"))?;
+        self.journal.secrets().register(secret);
+        Ok(ConsentToken {
+            secret: secret.to_owned(),
+            scope: json
+                .get("scope")
+                .and_then(|s| s.as_str())
+                .unwrap_or_default()
+                .to_owned(),
+        })
+    }
+
     /// A direct line to the native API holding a token a consent produced
     /// (its owner is whoever consented, `login` names them in the report).
     pub fn native_with_consent(&self, login: &str, token: &ConsentToken) -> Step<NativeClient> {

@@ -113,6 +113,16 @@ impl Human {
         Ok(form)
     }
 
+    /// The login form of the page at `path` (e.g. `/user/login?redirect_to=…`),
+    /// filled in with this human's login and password but not submitted.
+    pub async fn login_form_at(&self, path: &str) -> Step<Form> {
+        let page = self.open(path).await?;
+        let mut form = page.form_with_field(fields::USER_NAME)?;
+        form.set(fields::USER_NAME, &self.login)
+            .set(fields::PASSWORD, &self.password.clone());
+        Ok(form)
+    }
+
     /// Logs out with the logout form of the page at `path` (any signed-in
     /// page that offers one), or, when the page has none, a `POST
     /// /user/logout` carrying the `_csrf` of the page's first form.
