@@ -11,7 +11,7 @@ use crate::flows::{LAB, LAB_BOT, Watch, active_grant};
 
 /// This family's token scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
-    vec![consent_is_not_approval(), no_token_on_disk()]
+    vec![consent_is_not_approval(), no_consent_token_on_disk()]
 }
 
 /// Parks a call on a fresh consent bot, has alice consent, and returns the
@@ -118,7 +118,7 @@ async fn consent_is_not_approval(ctx: &mut Ctx) -> Outcome {
 /// neither the adapter's log nor the Core's holds the token; the report
 /// is scanned for it as a registered secret.
 #[scenario(Consent, parity)]
-async fn no_token_on_disk(ctx: &mut Ctx) -> Outcome {
+async fn no_consent_token_on_disk(ctx: &mut Ctx) -> Outcome {
     let (bot, token) = consented(ctx).await?;
     let reply = bot.call(READ_TOOL, read_args()).await?;
     ctx.expect_tool_ok("a second call succeeds", &reply)?;

@@ -12,11 +12,11 @@ use crate::consent_flow::{CONSENTER, READ_TOOL, consent_bot, expect_token_post, 
 /// This family's callback scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        refused_callbacks_exchange_nothing(),
-        expired_state_is_refused(),
-        code_with_another_sessions_state(),
+        consent_callbacks_refused_exchange_nothing(),
+        expired_consent_state_is_refused(),
+        consent_code_with_another_sessions_state(),
         denied_consent_ends_the_call(),
-        failed_exchange_never_resumes(),
+        failed_consent_exchange_never_resumes(),
     ]
 }
 
@@ -64,7 +64,7 @@ async fn expect_refused(
 /// callback then resumes it with one token POST; replaying that callback
 /// gets 400 and no second POST.
 #[scenario(Consent, parity)]
-async fn refused_callbacks_exchange_nothing(ctx: &mut Ctx) -> Outcome {
+async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
     let (pending, url) = park(ctx, &bot, "session A").await?;
@@ -154,7 +154,7 @@ async fn refused_callbacks_exchange_nothing(ctx: &mut Ctx) -> Outcome {
 /// with `consent_timeout`, and the callback that arrives afterwards, with a
 /// real code for that state, gets 400 and no token POST.
 #[scenario(Consent, parity)]
-async fn expired_state_is_refused(ctx: &mut Ctx) -> Outcome {
+async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter with a 1-second consent timeout starts");
     let bot = ctx
         .bot_builder("consent-client")
@@ -192,7 +192,7 @@ async fn expired_state_is_refused(ctx: &mut Ctx) -> Outcome {
 /// with `consent_failed` after exactly that one token POST, A stays parked,
 /// and a fresh consent for A's own state still resumes A.
 #[scenario(Consent, parity)]
-async fn code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
+async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
     let (a_pending, a_url) = park(ctx, &bot, "session A").await?;
@@ -292,7 +292,7 @@ async fn denied_consent_ends_the_call(ctx: &mut Ctx) -> Outcome {
 /// token POST and never resumes it: the token answer lost on the way
 /// (session A), or garbled (session B).
 #[scenario(Consent, parity)]
-async fn failed_exchange_never_resumes(ctx: &mut Ctx) -> Outcome {
+async fn failed_consent_exchange_never_resumes(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
     let alice = ctx.human(CONSENTER)?;

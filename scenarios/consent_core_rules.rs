@@ -12,10 +12,10 @@ use crate::consent_flow::CONSENTER;
 /// This family's Core rules, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
     vec![
-        authorize_refuses_what_is_not_registered(),
-        token_endpoint_binds_the_code(),
-        login_brings_back_only_to_the_core(),
-        expired_code_is_invalid_grant(),
+        consent_authorize_refuses_what_is_not_registered(),
+        consent_token_endpoint_binds_the_code(),
+        consent_login_brings_back_only_to_the_core(),
+        expired_consent_code_is_invalid_grant(),
         consent_form_needs_its_own_csrf(),
     ]
 }
@@ -185,7 +185,7 @@ fn expect_token(ctx: &Ctx, what: &str, answer: &Answer) -> Step<()> {
 /// path or a prefix), an unknown client, a missing challenge and a `plain`
 /// challenge; the same request done right shows the consent form.
 #[scenario(Consent, parity)]
-async fn authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outcome {
+async fn consent_authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outcome {
     ctx.step("an application is registered with one redirect URI; alice signs in");
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
     let alice = ctx.human(CONSENTER)?;
@@ -278,7 +278,7 @@ async fn authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outcome {
 /// reused code, another client's code and another registered redirect URI
 /// are each 400 `invalid_grant`.
 #[scenario(Consent, parity)]
-async fn token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
+async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     ctx.step("two applications are registered; alice signs in");
     let client = ctx
         .oauth_app(&[REDIRECT.to_owned(), REDIRECT_2.to_owned()])
@@ -364,7 +364,7 @@ async fn token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
 /// URL of another host answers the login with a redirect on the Core's own
 /// origin.
 #[scenario(Consent, parity)]
-async fn login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
+async fn consent_login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
     let core = Url::parse(ctx.core_url())
         .map_err(|e| Abort::errored(format!("the Core URL: {e}")))?
         .origin();
@@ -404,7 +404,7 @@ async fn login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
 /// it gives a token; exchanged after its lifetime it is 400
 /// `invalid_grant`.
 #[scenario(Consent, parity, core_env = [("CORE_OAUTH_CODE_TTL_SECS", "1")])]
-async fn expired_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
+async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
     ctx.step("an application is registered; alice signs in");
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
     let alice = ctx.human(CONSENTER)?;

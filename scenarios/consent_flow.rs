@@ -17,7 +17,7 @@ use crate::flows::LAB;
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         parked_call_resumes_after_consent(),
-        auth_required_then_retry(),
+        auth_required_then_retry_after_consent(),
     ]
 }
 
@@ -284,7 +284,7 @@ async fn parked_call_resumes_after_consent(ctx: &mut Ctx) -> Outcome {
 /// adapter gets its own URL — another state and another challenge — and
 /// the first session's token does not serve it.
 #[scenario(Consent, parity)]
-async fn auth_required_then_retry(ctx: &mut Ctx) -> Outcome {
+async fn auth_required_then_retry_after_consent(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (no elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::None).await?;
     let reply = bot.call(READ_TOOL, read_args()).await?;
