@@ -147,6 +147,7 @@ async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
 
     ctx.step("the same callback again");
     expect_refused(ctx, &stranger, "a replayed state", redirect.url(), 1).await?;
+    ctx.observe("token POSTs", &ctx.token_posts().await?.len());
     Ok(())
 }
 
@@ -184,6 +185,7 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
         (ctx.token_posts().await?.len(), ctx.api_requests().await?),
         (0, 0),
     )?;
+    ctx.observe("expired", &(reply.error_code(), page.status));
     Ok(())
 }
 
@@ -245,6 +247,7 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     let posts = ctx.token_posts().await?;
     ctx.expect_eq("one more token POST", posts.len(), 2)?;
     expect_token_post(ctx, &posts[1], &a_url, &again)?;
+    ctx.observe("B, then A", &(b_reply.error_code(), a_reply.is_error));
     Ok(())
 }
 
@@ -317,6 +320,7 @@ async fn failed_consent_exchange_never_resumes(ctx: &mut Ctx) -> Outcome {
             (ctx.token_posts().await?.len(), ctx.api_requests().await?),
             (i + 1, 0),
         )?;
+        ctx.observe(what, &reply.error_code());
     }
     Ok(())
 }

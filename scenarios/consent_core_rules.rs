@@ -410,14 +410,16 @@ async fn consent_login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
             (answer.status, landed.ok()),
             (303, Some(core.clone())),
         )?;
+        ctx.observe(&format!("case {}", i + 1), &answer.status);
     }
     Ok(())
 }
 
-/// A code expires (`CORE_OAUTH_CODE_TTL_SECS`, here 1 s): exchanged at once
-/// it gives a token; exchanged after its lifetime it is 400
+/// A code expires (`CORE_OAUTH_CODE_TTL_SECS`, here 2 s, so that a Core
+/// counting whole seconds still gives a code at least one): exchanged at
+/// once it gives a token; exchanged 2.1 s after it was issued it is 400
 /// `invalid_grant`.
-#[scenario(Consent, parity, core_env = [("CORE_OAUTH_CODE_TTL_SECS", "1")])]
+#[scenario(Consent, parity, core_env = [("CORE_OAUTH_CODE_TTL_SECS", "2")])]
 async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
     ctx.step("an application is registered; alice signs in");
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
