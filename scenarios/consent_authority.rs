@@ -130,10 +130,8 @@ async fn no_consent_token_on_disk(ctx: &mut Ctx) -> Outcome {
     )?;
     ctx.step("the session ends");
     bot.end_session().await;
-    ctx.expect_eq(
-        "places holding the token",
-        ctx.places_holding(&token),
-        Vec::new(),
-    )?;
+    let places = ctx.places_holding(&token);
+    ctx.expect_eq("places holding the token", places.clone(), Vec::new())?;
+    ctx.observe("how many places hold the token", &places.len());
     Ok(())
 }
