@@ -21,6 +21,10 @@ pub mod bodies;
 pub mod boundaries;
 pub mod browser;
 pub mod concurrency;
+pub mod consent_authority;
+pub mod consent_callbacks;
+pub mod consent_core_rules;
+pub mod consent_flow;
 pub mod envelope;
 pub mod envelope_refusals;
 pub mod exact_replay;
@@ -68,6 +72,10 @@ pub fn catalogue() -> Vec<Scenario> {
         exact_replay_access::scenarios(),
         envelope::scenarios(),
         envelope_refusals::scenarios(),
+        consent_flow::scenarios(),
+        consent_callbacks::scenarios(),
+        consent_core_rules::scenarios(),
+        consent_authority::scenarios(),
     ];
     families.concat()
 }

@@ -208,3 +208,79 @@ pub fn grant_args(g: &GrantRef) -> Value {
 pub fn split_repo(repo: &str) -> Option<(&str, &str)> {
     repo.split_once('/')
 }
+
+/// Delegated consent (spec §9): the Core's OAuth 2.0 routes, the adapter's
+/// callback, and PKCE as the contract fixes it (S256 only).
+pub mod oauth {
+    use base64::Engine as _;
+    use sha2::{Digest, Sha256};
+
+    /// `POST` (setup surface): registers an OAuth application.
+    pub const APPLICATIONS: &str = "/api/v1/user/applications/oauth2";
+    /// `GET`: the authorization endpoint (browser, consent page).
+    pub const AUTHORIZE: &str = "/login/oauth/authorize";
+    /// `POST`: the consent form's action.
+    pub const GRANT: &str = "/login/oauth/grant";
+    /// `POST` (form): the token endpoint.
+    pub const TOKEN: &str = "/login/oauth/access_token";
+    /// The adapter's callback path under its public URL.
+    pub const CALLBACK: &str = "/mcp/oauth/callback";
+    /// The consent form's decision field (`true` grants, `false` denies).
+    pub const GRANTED: &str = "granted";
+    /// The scopes a consented token may carry at most.
+    pub const MAX_SCOPES: [&str; 2] = ["read:repository", "write:issue"];
+
+    /// The body registering a public client with these redirect URIs.
+    pub fn application_body(name: &str, redirect_uris: &[String]) -> serde_json::Value {
+        serde_json::json!({
+            "name": name,
+            "redirect_uris": redirect_uris,
+            "confidential_client": false,
+        })
+    }
+
+    /// The S256 code challenge of `verifier`: BASE64URL(SHA-256(verifier)),
+    /// unpadded (RFC 7636 §4.2).
+    pub fn s256(verifier: &str) -> String {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+    }
+
+    /// A fresh PKCE verifier (43 base64url characters, 256 random bits).
+    pub fn verifier() -> String {
+        let bytes: Vec<u8> = uuid::Uuid::new_v4()
+            .as_bytes()
+            .iter()
+            .chain(uuid::Uuid::new_v4().as_bytes())
+            .copied()
+            .collect();
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    /// True when `s` is made only of base64url characters.
+    pub fn is_base64url(s: &str) -> bool {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn s256_matches_rfc_7636_appendix_b() {
+            assert_eq!(
+                s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+                "E9Melhoa2OwvFrEMTJguCQaoeK5BasAjLI6oD3ZYMuE"
+            );
+        }
+
+        #[test]
+        fn a_verifier_is_43_base64url_characters() {
+            let v = verifier();
+            assert_eq!(v.len(), 43);
+            assert!(is_base64url(&v));
+            assert_ne!(v, verifier());
+        }
+    }
+}

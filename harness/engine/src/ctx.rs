@@ -10,10 +10,13 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::actors::bot::{AdapterSettings, Bot, ToolReply};
+use crate::actors::bot::{AdapterSettings, Bot, ConsentSettings, ToolReply};
+use crate::actors::consent::{ConsentToken, Elicitation, TokenPost};
+use crate::actors::http::Answer;
 use crate::actors::human::Human;
 use crate::actors::native::NativeClient;
 use crate::actors::setup::SetupClient;
+use crate::core_api::oauth;
 use crate::fixtures::Applied;
 use crate::journal::Journal;
 use crate::proxy::FaultProxy;
@@ -42,9 +45,28 @@ pub struct BotBuilder<'a> {
     token: Option<String>,
     scopes: Option<Vec<String>>,
     process_token_of: Option<String>,
+    consent: Option<Elicitation>,
+    consent_timeout_secs: Option<u64>,
 }
 
 impl BotBuilder<'_> {
+    /// Consent mode (spec §9): the adapter holds no credential; the harness
+    /// registers an OAuth application whose one redirect URI is the
+    /// adapter's callback on a reserved loopback port, and starts the
+    /// adapter with `--oauth-client-id` and `--public-url`. Its MCP client
+    /// declares URL-mode elicitation or none. The builder's login only
+    /// names the bot in the report: the token will be whoever consents.
+    pub fn consent(mut self, elicitation: Elicitation) -> Self {
+        self.consent = Some(elicitation);
+        self
+    }
+
+    /// `--consent-timeout-secs` of a consent-mode adapter.
+    pub fn consent_timeout_secs(mut self, secs: u64) -> Self {
+        self.consent_timeout_secs = Some(secs);
+        self
+    }
+
     /// Its adapter reaches the Core through the scenario's fault proxy.
     pub fn via_proxy(mut self) -> Self {
         self.via_proxy = true;
@@ -84,6 +106,44 @@ impl BotBuilder<'_> {
     /// Starts the adapter; the context stops it when the scenario ends.
     pub async fn start(self) -> Step<Bot> {
         let ctx = self.ctx;
+        if let Some(elicitation) = self.consent {
+            let url = if self.via_proxy {
+                ctx.proxy().await?.url()
+            } else {
+                ctx.base_url.clone()
+            };
+            let port = reserve_port()?;
+            let public_url = format!("http://127.0.0.1:{port}");
+            let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
+            let client_id = ctx
+                .setup
+                .register_oauth_app(&name, &[format!("{public_url}{}", oauth::CALLBACK)])
+                .await?;
+            let settings = AdapterSettings {
+                env: ctx.adapter_env.clone(),
+                upstream_timeout: self.upstream_timeout,
+                caller_bearer: None,
+                consent: Some(ConsentSettings {
+                    client_id,
+                    port,
+                    elicitation,
+                    timeout_secs: self.consent_timeout_secs,
+                    dir: ctx.dir.join(format!("adapter-{name}")),
+                }),
+            };
+            let bot = Bot::start(
+                &self.login,
+                "",
+                &url,
+                &ctx.adapter_bin,
+                &ctx.dir,
+                &settings,
+                ctx.journal.clone(),
+            )
+            .await?;
+            ctx.bots.push(bot.clone());
+            return Ok(bot);
+        }
         let own = match (self.token, self.scopes) {
             (Some(token), _) => token,
             (None, Some(scopes)) => {
@@ -105,6 +165,7 @@ impl BotBuilder<'_> {
             env: ctx.adapter_env.clone(),
             upstream_timeout: self.upstream_timeout,
             caller_bearer,
+            consent: None,
         };
         let bot = Bot::start(
             &self.login,
@@ -350,6 +411,8 @@ impl Ctx {
             token: None,
             scopes: None,
             process_token_of: None,
+            consent: None,
+            consent_timeout_secs: None,
         }
     }
 
@@ -453,9 +516,157 @@ impl Ctx {
     /// handle, so the scenario can program faults while using the context.
     pub async fn proxy(&mut self) -> Step<Arc<FaultProxy>> {
         if self.proxy.is_none() {
-            self.proxy = Some(Arc::new(FaultProxy::start(&self.base_url).await?));
+            self.proxy = Some(Arc::new(
+                FaultProxy::start_with(&self.base_url, Some(self.journal.secrets().clone()))
+                    .await?,
+            ));
         }
         Ok(self.proxy.clone().expect("just started"))
+    }
+
+    /// The token POSTs the fault proxy has seen so far, in order (spec §9:
+    /// a consent-mode bot built `.via_proxy()` makes its exchange there).
+    /// Codes, verifiers and tokens in them are registered secrets.
+    pub async fn token_posts(&self) -> Step<Vec<TokenPost>> {
+        Ok(crate::actors::consent::token_posts(
+            self.started_proxy()?.captured(),
+        ))
+    }
+
+    /// The proxy a bot built `.via_proxy()` started; none is the
+    /// scenario's mistake.
+    fn started_proxy(&self) -> Step<&Arc<FaultProxy>> {
+        self.proxy
+            .as_ref()
+            .ok_or_else(|| Abort::errored("no fault proxy: start a bot `.via_proxy()` first"))
+    }
+
+    /// Every request the fault proxy has passed so far, as `(method, path)`.
+    pub async fn proxy_requests(&self) -> Step<Vec<(String, String)>> {
+        Ok(self.started_proxy()?.requests())
+    }
+
+    /// How many requests to the native API (`/api/…`) the fault proxy has
+    /// passed so far: a parked call makes none.
+    pub async fn api_requests(&self) -> Step<usize> {
+        Ok(self
+            .started_proxy()?
+            .requests()
+            .iter()
+            .filter(|(_, path)| path.starts_with("/api/"))
+            .count())
+    }
+
+    /// Registers a public OAuth application with exactly `redirect_uris`
+    /// through the setup surface; returns its `client_id` (spec §9).
+    pub async fn oauth_app(&self, redirect_uris: &[String]) -> Step<String> {
+        let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
+        self.setup.register_oauth_app(&name, redirect_uris).await
+    }
+
+    /// Posts `fields` as a form to the Core's token endpoint, directly (no
+    /// proxy, no cookies), and returns the answer whatever it is. Codes and
+    /// verifiers sent, and tokens answered, are registered secrets.
+    pub async fn token_request(&self, fields: &[(&str, &str)]) -> Step<Answer> {
+        for (name, value) in fields {
+            if matches!(*name, "code" | "code_verifier") {
+                self.journal.secrets().register(value);
+            }
+        }
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Abort::errored(format!("token client: {e}")))?;
+        let request = client
+            .post(format!("{}{}", self.base_url, oauth::TOKEN))
+            .form(fields)
+            .build()
+            .map_err(|e| Abort::errored(format!("token request: {e}")))?;
+        // A token in the answer is registered right after; the journal
+        // redacts every recorded exchange again when it is read.
+        let answer =
+            crate::actors::http::exchange(&client, &self.journal, "oauth client", request).await?;
+        if let Ok(Value::Object(json)) = serde_json::from_str::<Value>(&answer.body)
+            && let Some(token) = json.get("access_token").and_then(|t| t.as_str())
+        {
+            self.journal.secrets().register(token);
+        }
+        Ok(answer)
+    }
+
+    /// The token of a 200 token answer (from [`token_request`](Self::token_request)),
+    /// kept opaque; an answer without one is the Core's failure.
+    pub fn consent_token_in(&self, answer: &Answer) -> Step<ConsentToken> {
+        let json = answer.json()?;
+        let secret = json
+            .get("access_token")
+            .and_then(|t| t.as_str())
+            .ok_or_else(|| Abort::failed("the token answer has no access_token"))?;
+        self.journal.secrets().register(secret);
+        Ok(ConsentToken {
+            secret: secret.to_owned(),
+            scope: json
+                .get("scope")
+                .and_then(|s| s.as_str())
+                .unwrap_or_default()
+                .to_owned(),
+        })
+    }
+
+    /// A direct line to the native API holding a token a consent produced
+    /// (its owner is whoever consented, `login` names them in the report).
+    pub fn native_with_consent(&self, login: &str, token: &ConsentToken) -> Step<NativeClient> {
+        NativeClient::new(login, &token.secret, &self.base_url, self.journal.clone())
+    }
+
+    /// Mints a token for human `login` with `scopes` through the setup
+    /// surface: the token a person would paste into a client instead of
+    /// consenting (spec §9 compares the two). Its owner is `login`.
+    pub async fn mint_human_token(&self, login: &str, scopes: &[&str]) -> Step<BotToken> {
+        let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
+        let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
+        let (id, secret) = self.setup.mint_token_with_id(login, &name, &scopes).await?;
+        Ok(BotToken {
+            login: login.to_owned(),
+            id,
+            secret,
+        })
+    }
+
+    /// Every file under the stack's directory (which holds each adapter's
+    /// own working directory) whose bytes hold `token`, as paths relative
+    /// to it. Also names the adapters' and the Core's logs when they do.
+    pub fn places_holding(&self, token: &ConsentToken) -> Vec<String> {
+        let mut found = Vec::new();
+        let mut stack = vec![self.dir.clone()];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => stack.push(path),
+                    Ok(t)
+                        if t.is_file()
+                            && std::fs::read(&path).is_ok_and(|bytes| token.is_in(&bytes)) =>
+                    {
+                        let shown = path.strip_prefix(&self.dir).unwrap_or(&path);
+                        found.push(format!("file {}", shown.display()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for bot in &self.bots {
+            if token.is_in(bot.adapter_log().as_bytes()) {
+                found.push(format!("the log of awg-mcp of {}", bot.login()));
+            }
+        }
+        if token.is_in(self.core_log().as_bytes()) {
+            found.push("the Core's log".to_owned());
+        }
+        found
     }
 
     /// Records an observable result for the backend-parity check: a trial
@@ -550,6 +761,19 @@ impl Ctx {
         }
         (self.journal.steps(), logs)
     }
+}
+
+/// A free loopback port: bound, read and released. The adapter's public URL
+/// must be known before its OAuth application is registered (its redirect
+/// URI), so the port is chosen first; an adapter that then cannot bind it
+/// fails its start loudly (never retried).
+fn reserve_port() -> Step<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| Abort::errored(format!("reserving a loopback port: {e}")))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| Abort::errored(format!("reserving a loopback port: {e}")))
 }
 
 fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {

@@ -20,9 +20,10 @@
 //! ```
 
 pub use crate::actors::{
-    Answer, Bot, Form, Human, Links, NativeClient, Page, SetupClient, ToolReply,
+    Answer, Bot, ConsentRedirect, ConsentToken, ConsentUrl, Elicitation, Form, Human, Links,
+    NativeClient, Page, PendingCall, SetupClient, TokenPost, ToolReply,
 };
-pub use crate::core_api::{self, Decision, fields};
+pub use crate::core_api::{self, Decision, fields, oauth};
 pub use crate::ctx::{BotBuilder, BotToken, Ctx};
 pub use crate::family::Family;
 pub use crate::proxy::{Canned, CapturedRequest, Fault, FaultProxy};
@@ -40,3 +41,5 @@ pub use grantgate_macros::scenario;
 pub use serde_json::{Value, json};
 /// Waits without blocking the runtime (e.g. to let a token age past its lifetime).
 pub use tokio::time::sleep;
+/// An absolute URL (consent URLs, callbacks).
+pub use url::Url;

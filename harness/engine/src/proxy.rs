@@ -94,9 +94,27 @@ pub struct CapturedRequest {
     pub headers: Vec<(String, Vec<u8>)>,
     /// The body.
     pub body: Bytes,
+    /// What the proxy answered the adapter, `(status, body)`, once sent
+    /// (`None` while in flight, or when the fault dropped the answer).
+    pub answer: Option<(u16, Bytes)>,
 }
 
 impl CapturedRequest {
+    /// The form fields of an `application/x-www-form-urlencoded` body.
+    pub fn form(&self) -> Vec<(String, String)> {
+        url::form_urlencoded::parse(&self.body)
+            .into_owned()
+            .collect()
+    }
+
+    /// The value of form field `name`, if the body has it.
+    pub fn form_field(&self, name: &str) -> Option<String> {
+        self.form()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+    }
+
     /// True when `needle` occurs in the request line, a header or the body.
     pub fn contains(&self, needle: &[u8]) -> bool {
         let has = |hay: &[u8]| !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle);
@@ -114,6 +132,9 @@ struct ProxyState {
     rules: Mutex<VecDeque<Rule>>,
     seen: Mutex<Vec<(String, String)>>,
     captured: Mutex<Vec<CapturedRequest>>,
+    /// Where OAuth codes, verifiers and tokens seen on the token route are
+    /// registered as they pass (spec §9: they are credentials).
+    secrets: Option<crate::secrets::SecretRegistry>,
 }
 
 /// A running fault proxy; dropping it stops it.
@@ -127,6 +148,16 @@ impl FaultProxy {
     /// Starts a proxy on `127.0.0.1:0` forwarding to `upstream` (an origin
     /// such as `http://127.0.0.1:4000`).
     pub async fn start(upstream: &str) -> Result<Self> {
+        Self::start_with(upstream, None).await
+    }
+
+    /// Starts a proxy as [`start`](Self::start) does; every code, verifier
+    /// and token that crosses the OAuth token route is registered in
+    /// `secrets` before the answer is passed on.
+    pub async fn start_with(
+        upstream: &str,
+        secrets: Option<crate::secrets::SecretRegistry>,
+    ) -> Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .map_err(|e| HarnessError::io("127.0.0.1:0", e))?;
@@ -137,7 +168,10 @@ impl FaultProxy {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| HarnessError::Config(format!("proxy client: {e}")))?;
-        let state = Arc::new(ProxyState::default());
+        let state = Arc::new(ProxyState {
+            secrets,
+            ..ProxyState::default()
+        });
         let stop = CancellationToken::new();
         let forward = Forward {
             upstream: upstream.trim_end_matches('/').to_owned(),
@@ -267,7 +301,7 @@ impl Forward {
             Ok(b) => b,
             Err(_) => return Err(Dropped),
         };
-        self.capture(&parts, &body);
+        let index = self.capture(&parts, &body);
         let fault = self.take_fault(&method, &path);
         if let Fault::Redirect(location) = &fault {
             return Ok(http::Response::builder()
@@ -304,7 +338,10 @@ impl Forward {
             Fault::Pass | Fault::Redirect(_) | Fault::Respond(_) | Fault::ClampLimit(_) => {
                 (status, body)
             }
-            Fault::DropResponse => return Err(Dropped),
+            Fault::DropResponse => {
+                self.register_oauth(index, status, &body);
+                return Err(Dropped);
+            }
             Fault::MalformedJson => (status, Bytes::from_static(MALFORMED_JSON.as_bytes())),
             Fault::ReplaceBody(bytes) => (status, bytes),
             Fault::Status(code) => (code, body),
@@ -313,6 +350,8 @@ impl Forward {
                 (status, body)
             }
         };
+        self.register_oauth(index, status, &body);
+        self.answered(index, status, &body);
         let mut builder = http::Response::builder().status(status);
         for (name, value) in headers.iter() {
             if !is_hop_header(name.as_str()) {
@@ -335,25 +374,71 @@ impl Forward {
         }
     }
 
-    fn capture(&self, parts: &http::request::Parts, body: &Bytes) {
-        self.state
+    /// Records the answer of captured request `index`.
+    fn answered(&self, index: usize, status: u16, body: &Bytes) {
+        if let Some(c) = self
+            .state
             .captured
             .lock()
             .expect("proxy log")
-            .push(CapturedRequest {
-                method: parts.method.as_str().to_owned(),
-                path_and_query: parts
-                    .uri
-                    .path_and_query()
-                    .map(|pq| pq.as_str().to_owned())
-                    .unwrap_or_else(|| "/".into()),
-                headers: parts
-                    .headers
-                    .iter()
-                    .map(|(k, v)| (k.as_str().to_owned(), v.as_bytes().to_vec()))
-                    .collect(),
-                body: body.clone(),
-            });
+            .get_mut(index)
+        {
+            c.answer = Some((status, body.clone()));
+        }
+    }
+
+    /// On the OAuth token route, registers the answer's tokens as secrets
+    /// before the answer goes on (whatever the fault does next).
+    fn register_oauth(&self, index: usize, _status: u16, body: &Bytes) {
+        let Some(secrets) = &self.state.secrets else {
+            return;
+        };
+        let captured = self.state.captured.lock().expect("proxy log");
+        let Some(request) = captured.get(index) else {
+            return;
+        };
+        let path = request.path_and_query.split('?').next().unwrap_or("");
+        if !path_matches(crate::core_api::oauth::TOKEN, path) {
+            return;
+        }
+        drop(captured);
+        if let Ok(serde_json::Value::Object(answer)) = serde_json::from_slice(body) {
+            for name in ["access_token", "refresh_token", "id_token"] {
+                if let Some(v) = answer.get(name).and_then(|v| v.as_str()) {
+                    secrets.register(v);
+                }
+            }
+        }
+    }
+
+    fn capture(&self, parts: &http::request::Parts, body: &Bytes) -> usize {
+        if let Some(secrets) = &self.state.secrets
+            && path_matches(crate::core_api::oauth::TOKEN, parts.uri.path())
+        {
+            // Before the request is visible to anyone reading the capture.
+            for (name, value) in url::form_urlencoded::parse(body).into_owned() {
+                if matches!(name.as_str(), "code" | "code_verifier" | "refresh_token") {
+                    secrets.register(&value);
+                }
+            }
+        }
+        let mut captured = self.state.captured.lock().expect("proxy log");
+        captured.push(CapturedRequest {
+            method: parts.method.as_str().to_owned(),
+            path_and_query: parts
+                .uri
+                .path_and_query()
+                .map(|pq| pq.as_str().to_owned())
+                .unwrap_or_else(|| "/".into()),
+            headers: parts
+                .headers
+                .iter()
+                .map(|(k, v)| (k.as_str().to_owned(), v.as_bytes().to_vec()))
+                .collect(),
+            body: body.clone(),
+            answer: None,
+        });
+        captured.len() - 1
     }
 
     async fn send(

@@ -18,6 +18,9 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
+use super::consent::{
+    BotClient, ConsentUrl, Elicitation, PendingCall, UrlInbox, register_url_secrets,
+};
 use crate::child::{ManagedChild, SharedLog};
 use crate::core_api;
 use crate::error::{HarnessError, Result};
@@ -129,6 +132,33 @@ pub struct AdapterSettings {
     /// A bearer the MCP client sends on every request (spec §6: over HTTP
     /// it wins over the process credential); `None` sends none.
     pub caller_bearer: Option<String>,
+    /// Consent mode (spec §9): no process credential, the OAuth client and
+    /// public URL instead.
+    pub consent: Option<ConsentSettings>,
+}
+
+/// How a consent-mode adapter is started (spec §9).
+#[derive(Clone)]
+pub struct ConsentSettings {
+    /// `--oauth-client-id`: the application registered for its callback.
+    pub client_id: String,
+    /// The loopback port reserved for it: `--listen 127.0.0.1:PORT`,
+    /// `--public-url http://127.0.0.1:PORT`.
+    pub port: u16,
+    /// What its MCP client declares.
+    pub elicitation: Elicitation,
+    /// `--consent-timeout-secs`; `None` keeps the adapter's default.
+    pub timeout_secs: Option<u64>,
+    /// The adapter's own working directory (also its `HOME` and `TMPDIR`),
+    /// so a token it wrote anywhere it may write would be found there.
+    pub dir: std::path::PathBuf,
+}
+
+impl ConsentSettings {
+    /// `--public-url`.
+    pub fn public_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
 }
 
 /// A running bot. Cloning shares the same adapter and session.
@@ -141,14 +171,52 @@ struct BotInner {
     login: String,
     core_url: String,
     mcp_url: String,
-    adapter: Mutex<ManagedChild>,
+    /// Shared by every MCP session opened on this adapter.
+    adapter: Arc<Mutex<ManagedChild>>,
     /// The session, kept to close it; calls go through `peer`, so one bot
     /// can have several calls in flight (race scenarios need that).
-    client: Mutex<Option<RunningService<RoleClient, ()>>>,
+    client: Mutex<Option<RunningService<RoleClient, BotClient>>>,
     peer: Peer<RoleClient>,
     log: SharedLog,
     pid: Option<i32>,
     journal: Journal,
+    /// URL-mode elicitations this session received, not yet read.
+    urls: UrlInbox,
+    /// Consent mode's settings (`None` for a bot with a token).
+    consent: Option<ConsentSettings>,
+    /// The header value of `caller_bearer`, for further sessions.
+    bearer: Option<String>,
+}
+
+/// How long [`Bot::consent_url`] waits for an elicitation.
+const ELICITATION_WAIT: Duration = Duration::from_secs(20);
+
+/// Opens an MCP session on `mcp_url` with the bot's client handler.
+async fn connect(
+    login: &str,
+    mcp_url: &str,
+    bearer: Option<&String>,
+    elicitation: Option<Elicitation>,
+    journal: &Journal,
+) -> Result<(RunningService<RoleClient, BotClient>, UrlInbox)> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(mcp_url.to_owned());
+    if let Some(bearer) = bearer {
+        config = config.auth_header(bearer.clone());
+    }
+    let transport = StreamableHttpClientTransport::from_config(config);
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let handler = BotClient {
+        elicitation,
+        urls: tx,
+        secrets: journal.secrets().clone(),
+    };
+    let client = handler.serve(transport).await.map_err(|e| {
+        HarnessError::process(
+            format!("awg-mcp of {login}"),
+            format!("MCP initialisation with {mcp_url} failed: {e}"),
+        )
+    })?;
+    Ok((client, Arc::new(Mutex::new(rx))))
 }
 
 impl Bot {
@@ -163,26 +231,41 @@ impl Bot {
         settings: &AdapterSettings,
         journal: Journal,
     ) -> Result<Bot> {
-        let mut env = vec![
-            ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
-            ("AWG_TOKEN".to_owned(), token.to_owned()),
-        ];
+        let mut env = vec![("PATH".to_owned(), std::env::var("PATH").unwrap_or_default())];
+        if settings.consent.is_none() {
+            env.push(("AWG_TOKEN".to_owned(), token.to_owned()));
+        }
         env.push((
             "RUST_LOG".to_owned(),
             std::env::var("GRANTGATE_ADAPTER_LOG").unwrap_or_else(|_| "info".into()),
         ));
         env.extend(settings.env.iter().cloned());
-        let mut args: Vec<String> = [
-            "--core-url",
-            core_url,
-            "--transport",
-            "http",
-            "--listen",
-            "127.0.0.1:0",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        let listen = match &settings.consent {
+            Some(c) => format!("127.0.0.1:{}", c.port),
+            None => "127.0.0.1:0".to_owned(),
+        };
+        let mut args: Vec<String> = ["--core-url", core_url, "--transport", "http", "--listen"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain([listen])
+            .collect();
+        let mut workdir = dir.to_owned();
+        if let Some(c) = &settings.consent {
+            args.extend([
+                "--oauth-client-id".to_owned(),
+                c.client_id.clone(),
+                "--public-url".to_owned(),
+                c.public_url(),
+            ]);
+            if let Some(secs) = c.timeout_secs {
+                args.extend(["--consent-timeout-secs".to_owned(), secs.to_string()]);
+            }
+            std::fs::create_dir_all(&c.dir).map_err(|e| HarnessError::io(&c.dir, e))?;
+            let own = c.dir.to_string_lossy().into_owned();
+            env.push(("HOME".to_owned(), own.clone()));
+            env.push(("TMPDIR".to_owned(), own));
+            workdir = c.dir.clone();
+        }
         if let Some(timeout) = settings.upstream_timeout {
             args.push("--upstream-timeout-ms".into());
             args.push(timeout.as_millis().max(1).to_string());
@@ -192,22 +275,35 @@ impl Bot {
             adapter_bin,
             &args,
             &env,
-            dir,
+            &workdir,
         )?;
-        let mcp_url = adapter
+        let mut mcp_url = adapter
             .wait_for_line("awg-mcp listening on", ADAPTER_STARTUP)
             .await?;
-        let mut config = StreamableHttpClientTransportConfig::with_uri(mcp_url.clone());
-        if let Some(bearer) = &settings.caller_bearer {
-            config = config.auth_header(bearer.clone());
+        if let Some(c) = &settings.consent {
+            // The client reaches the adapter by another loopback name than
+            // its public URL: an adapter that builds its redirect URI from
+            // `Host` (spec §9 forbids it) then shows it.
+            mcp_url = mcp_url.replacen("127.0.0.1", "localhost", 1);
+            if !mcp_url.contains(&format!(":{}", c.port)) {
+                return Err(HarnessError::process(
+                    format!("awg-mcp of {login}"),
+                    format!(
+                        "asked to listen on 127.0.0.1:{} but listens on {mcp_url}",
+                        c.port
+                    ),
+                ));
+            }
         }
-        let transport = StreamableHttpClientTransport::from_config(config);
-        let client = ().serve(transport).await.map_err(|e| {
-            HarnessError::process(
-                format!("awg-mcp of {login}"),
-                format!("MCP initialisation with {mcp_url} failed: {e}"),
-            )
-        })?;
+        let elicitation = settings.consent.as_ref().map(|c| c.elicitation);
+        let (client, urls) = connect(
+            login,
+            &mcp_url,
+            settings.caller_bearer.as_ref(),
+            elicitation,
+            &journal,
+        )
+        .await?;
         Ok(Bot {
             inner: Arc::new(BotInner {
                 login: login.to_owned(),
@@ -215,12 +311,122 @@ impl Bot {
                 mcp_url,
                 log: adapter.log(),
                 pid: adapter.pid(),
-                adapter: Mutex::new(adapter),
+                adapter: Arc::new(Mutex::new(adapter)),
                 peer: client.peer().clone(),
                 client: Mutex::new(Some(client)),
                 journal,
+                urls,
+                consent: settings.consent.clone(),
+                bearer: settings.caller_bearer.clone(),
             }),
         })
+    }
+
+    /// Another MCP session on the same adapter (same process, same
+    /// settings): consent states are bound to a session (spec §9).
+    pub async fn another_session(&self) -> Step<Bot> {
+        let i = &self.inner;
+        let elicitation = i.consent.as_ref().map(|c| c.elicitation);
+        let (client, urls) = connect(
+            &i.login,
+            &i.mcp_url,
+            i.bearer.as_ref(),
+            elicitation,
+            &i.journal,
+        )
+        .await?;
+        Ok(Bot {
+            inner: Arc::new(BotInner {
+                login: i.login.clone(),
+                core_url: i.core_url.clone(),
+                mcp_url: i.mcp_url.clone(),
+                adapter: i.adapter.clone(),
+                peer: client.peer().clone(),
+                client: Mutex::new(Some(client)),
+                log: i.log.clone(),
+                pid: i.pid,
+                journal: i.journal.clone(),
+                urls,
+                consent: i.consent.clone(),
+                bearer: i.bearer.clone(),
+            }),
+        })
+    }
+
+    /// Ends this MCP session (the client closes it; the adapter keeps
+    /// running for other sessions).
+    pub async fn end_session(&self) {
+        if let Some(client) = self.inner.client.lock().await.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
+        }
+    }
+
+    /// The adapter's public URL (consent mode).
+    pub fn public_url(&self) -> Option<String> {
+        self.inner.consent.as_ref().map(ConsentSettings::public_url)
+    }
+
+    /// The adapter's working directory (consent mode: its own).
+    pub fn workdir(&self) -> Option<std::path::PathBuf> {
+        self.inner.consent.as_ref().map(|c| c.dir.clone())
+    }
+
+    /// The next URL-mode elicitation this session received, waiting for
+    /// it; none within a bounded wait is the adapter's failure.
+    pub async fn consent_url(&self) -> Step<ConsentUrl> {
+        let mut inbox = self.inner.urls.lock().await;
+        match tokio::time::timeout(ELICITATION_WAIT, inbox.recv()).await {
+            Ok(Some(e)) => {
+                ConsentUrl::parse(&e.url, e.elicitation_id, self.inner.journal.secrets())
+            }
+            Ok(None) => Err(Abort::failed(format!(
+                "{}: the MCP session ended before any URL-mode elicitation",
+                self.login()
+            ))),
+            Err(_) => Err(Abort::failed(format!(
+                "{}: no URL-mode elicitation within {ELICITATION_WAIT:?}",
+                self.login()
+            ))),
+        }
+    }
+
+    /// How many URL-mode elicitations arrived and are not yet read.
+    pub async fn unread_elicitations(&self) -> usize {
+        self.inner.urls.lock().await.len()
+    }
+
+    /// The URL an `auth_required` error's message holds (spec §9), its
+    /// state registered as a secret.
+    pub fn url_in(&self, reply: &ToolReply) -> Step<ConsentUrl> {
+        let message = reply
+            .error
+            .as_ref()
+            .and_then(|e| e["message"].as_str())
+            .unwrap_or("");
+        let secrets = self.inner.journal.secrets();
+        let start = message.find("http://").or_else(|| message.find("https://"));
+        let Some(start) = start else {
+            return Err(Abort::failed(format!(
+                "{}: the error message holds no URL",
+                reply.tool
+            )));
+        };
+        let url: String = message[start..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '<' | '>' | ')'))
+            .collect();
+        let url = url.trim_end_matches(['.', ',', ';']).to_owned();
+        register_url_secrets(secrets, &url);
+        ConsentUrl::parse(&url, String::new(), secrets)
+    }
+
+    /// Starts a tool call in the background (it may park, spec §9).
+    pub fn start_call(&self, tool: &str, arguments: Value) -> PendingCall {
+        let bot = self.clone();
+        let tool = tool.to_owned();
+        PendingCall {
+            handle: tokio::spawn(async move { bot.call(&tool, arguments).await }),
+        }
     }
 
     /// The bot's login.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use reqwest_cookie_store::CookieStoreMutex;
 
+use super::consent::ConsentRedirect;
 use super::http::{Answer, exchange};
 use super::page::{Form, Page};
 use crate::core_api::{self, Decision, fields};
@@ -106,6 +107,16 @@ impl Human {
     /// without its `_csrf`, a bot trying to sign in).
     pub async fn login_form(&self) -> Step<Form> {
         let page = self.open(core_api::LOGIN).await?;
+        let mut form = page.form_with_field(fields::USER_NAME)?;
+        form.set(fields::USER_NAME, &self.login)
+            .set(fields::PASSWORD, &self.password.clone());
+        Ok(form)
+    }
+
+    /// The login form of the page at `path` (e.g. `/user/login?redirect_to=…`),
+    /// filled in with this human's login and password but not submitted.
+    pub async fn login_form_at(&self, path: &str) -> Step<Form> {
+        let page = self.open(path).await?;
         let mut form = page.form_with_field(fields::USER_NAME)?;
         form.set(fields::USER_NAME, &self.login)
             .set(fields::PASSWORD, &self.password.clone());
@@ -280,6 +291,90 @@ impl Human {
             self.journal.secrets().register(encoded);
         }
         exchange(&client, &self.journal, &self.login, request).await
+    }
+
+    /// Opens an absolute URL (on any origin, as a browser does: a consent
+    /// URL, an adapter's callback), following redirects.
+    pub async fn open_url(&self, url: &url::Url) -> Step<Page> {
+        self.navigate("GET", url.clone(), Vec::new(), &[]).await
+    }
+
+    /// Opens a consent URL (spec §9) and, when the Core first asks this
+    /// browser to sign in, signs in through the login form it shows and
+    /// expects to be brought back. Returns the page it ends on: the
+    /// consent page, or the Core's refusal.
+    pub async fn authorize(&self, url: &url::Url) -> Step<Page> {
+        let page = self.open_url(url).await?;
+        let grant_path = core_api::oauth::GRANT;
+        if page.has_form_to(grant_path) || page.form_with_field(fields::USER_NAME).is_err() {
+            return Ok(page);
+        }
+        let mut form = page.form_with_field(fields::USER_NAME)?;
+        form.set(fields::USER_NAME, &self.login)
+            .set(fields::PASSWORD, &self.password.clone());
+        self.submit(&form).await
+    }
+
+    /// The consent form (action `/login/oauth/grant`) of the page a consent
+    /// URL leads to, signed in first if needed, not submitted. A page
+    /// without it is the Core's failure.
+    pub async fn consent_form(&self, url: &url::Url) -> Step<Form> {
+        let page = self.authorize(url).await?;
+        page.form_to(core_api::oauth::GRANT)
+    }
+
+    /// Posts the consent form with `granted` (`true` consents, `false`
+    /// refuses) and returns where the Core redirects, not followed: the
+    /// `redirect_uri` with `code` and `state`, or with `error`. Its code is
+    /// registered as a secret. No redirect is the Core's failure.
+    pub async fn decide_consent(&self, form: &Form, granted: bool) -> Step<ConsentRedirect> {
+        let mut form = form.clone();
+        form.set(
+            core_api::oauth::GRANTED,
+            if granted { "true" } else { "false" },
+        );
+        let answer = self.send(&form).await?;
+        let location = answer.header("location");
+        match (answer.status, location) {
+            (301 | 302 | 303 | 307 | 308, Some(location)) => {
+                let target = form
+                    .action
+                    .join(&location)
+                    .map_err(|e| Abort::failed(format!("the consent decision's redirect: {e}")))?;
+                super::consent::register_url_secrets(self.journal.secrets(), target.as_str());
+                Ok(ConsentRedirect::new(answer.status, target))
+            }
+            (status, _) => Err(Abort::failed(format!(
+                "the consent decision answered {status} without a redirect"
+            ))),
+        }
+    }
+
+    /// Consents (or refuses) at a consent URL as a person does: signs in if
+    /// asked, submits the consent form, and follows the Core's redirect to
+    /// the adapter's callback. Returns the redirect and the callback's page.
+    pub async fn consent(&self, url: &url::Url, granted: bool) -> Step<(ConsentRedirect, Page)> {
+        let form = self.consent_form(url).await?;
+        let redirect = self.decide_consent(&form, granted).await?;
+        let page = self.open_url(redirect.url()).await?;
+        Ok((redirect, page))
+    }
+
+    /// Sends a form once and returns the answer, its redirect not followed.
+    pub async fn send(&self, form: &Form) -> Step<Answer> {
+        let request = match form.method.as_str() {
+            "GET" => {
+                let mut u = form.action.clone();
+                u.query_pairs_mut().extend_pairs(form.fields.iter());
+                self.client.get(u)
+            }
+            _ => self.client.post(form.action.clone()).form(&form.fields),
+        }
+        .build()
+        .map_err(|e| Abort::errored(format!("form request: {e}")))?;
+        let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
+        self.register_cookies();
+        Ok(answer)
     }
 
     /// Follows a browser navigation: redirects with 301/302/303 become GETs

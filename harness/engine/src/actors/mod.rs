@@ -2,6 +2,7 @@
 //! adapter, and the setup client that alone holds the admin credential.
 
 pub mod bot;
+pub mod consent;
 pub mod http;
 pub mod human;
 pub mod links;
@@ -10,6 +11,7 @@ pub mod page;
 pub mod setup;
 
 pub use bot::{Bot, ToolReply};
+pub use consent::{ConsentRedirect, ConsentToken, ConsentUrl, Elicitation, PendingCall, TokenPost};
 pub use http::Answer;
 pub use human::Human;
 pub use links::Links;

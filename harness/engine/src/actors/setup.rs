@@ -138,6 +138,28 @@ impl SetupClient {
         Ok(answer)
     }
 
+    /// Registers a public OAuth application with exactly these redirect
+    /// URIs (spec §9, `POST /api/v1/user/applications/oauth2`) and returns
+    /// its `client_id`. Any status but 201 is a failure of the setup surface.
+    pub async fn register_oauth_app(&self, name: &str, redirect_uris: &[String]) -> Step<String> {
+        let answer = self
+            .expect(
+                "POST",
+                core_api::oauth::APPLICATIONS,
+                Some(core_api::oauth::application_body(name, redirect_uris)),
+                &[201],
+            )
+            .await?;
+        let json = answer.json()?;
+        if let Some(secret) = json.get("client_secret").and_then(|s| s.as_str()) {
+            self.journal.secrets().register(secret);
+        }
+        json.get("client_id")
+            .and_then(|c| c.as_str())
+            .map(str::to_owned)
+            .ok_or_else(|| Abort::failed("setup: the OAuth application answer has no `client_id`"))
+    }
+
     /// Creates a user (`individual` or `bot`) with a password.
     pub async fn create_user(&self, login: &str, kind: &str, password: &str) -> Step<Value> {
         let body = json!({

@@ -1,0 +1,336 @@
+//! Family 18: delegated consent (spec §9) — the happy paths. A consent-mode
+//! adapter holds no credential: a call parks, the adapter hands out an
+//! authorize URL on the Core (by URL-mode elicitation, or in an
+//! `auth_required` error), a person consents in the Core's browser, the
+//! adapter's callback makes exactly one token POST, and the call resumes
+//! with a token that acts for that person.
+//!
+//! The shared steps of the family live here too: starting a consent bot,
+//! checking the URL it hands out, and reading the token POSTs the fault
+//! proxy saw.
+
+use grantgate_engine::prelude::*;
+
+use crate::flows::LAB;
+
+/// This family's happy paths, in catalogue order.
+pub fn scenarios() -> Vec<Scenario> {
+    vec![
+        parked_call_resumes_after_consent(),
+        auth_required_then_retry_after_consent(),
+    ]
+}
+
+/// The person who consents in these scenarios: alice, the repository's
+/// admin, so that "consent is not approval" is tested on the strongest case.
+pub const CONSENTER: &str = "alice";
+
+/// The tool the consent scenarios park: a read whose answer is the same for
+/// every token of the same person.
+pub const READ_TOOL: &str = "get_repository";
+
+/// The arguments of [`READ_TOOL`].
+pub fn read_args() -> Value {
+    let (owner, repo) = LAB.split_once('/').unwrap_or((LAB, ""));
+    json!({"owner": owner, "repo": repo})
+}
+
+/// A consent-mode bot through the fault proxy, its client declaring
+/// `elicitation`.
+pub async fn consent_bot(ctx: &mut Ctx, elicitation: Elicitation) -> Step<Bot> {
+    ctx.bot_builder("consent-client")
+        .consent(elicitation)
+        .via_proxy()
+        .start()
+        .await
+}
+
+/// How many random bits a state of this alphabet and length carries at
+/// most: lowercase hex 4 per character, base64url 6, anything else 0 (a
+/// state must travel in a URL unescaped).
+pub fn state_bits(state: &str) -> usize {
+    if !state.is_empty() && state.bytes().all(|b| b.is_ascii_hexdigit()) {
+        4 * state.len()
+    } else if oauth::is_base64url(state) {
+        6 * state.len()
+    } else {
+        0
+    }
+}
+
+/// Checks an authorize URL an adapter handed out (spec §9): on the Core
+/// origin the adapter was given, the authorize path, `response_type=code`,
+/// a client id, exactly the callback under its public URL as
+/// `redirect_uri`, a 43-character S256 challenge, a state of at least 128
+/// bits, and no scope beyond `read:repository write:issue`.
+pub fn expect_consent_url(ctx: &Ctx, bot: &Bot, url: &ConsentUrl) -> Step<()> {
+    let core = Url::parse(bot.core_url())
+        .map_err(|e| Abort::errored(format!("the adapter's Core URL: {e}")))?;
+    ctx.expect_eq(
+        "the consent URL is on the Core origin the adapter forwards to",
+        url.origin(),
+        core.origin().ascii_serialization(),
+    )?;
+    ctx.expect_eq(
+        "the consent URL is the authorize endpoint",
+        url.path(),
+        oauth::AUTHORIZE,
+    )?;
+    ctx.expect_eq(
+        "response_type",
+        url.param("response_type"),
+        Some("code".to_owned()),
+    )?;
+    ctx.expect(
+        "the consent URL names a client_id",
+        url.param("client_id").is_some_and(|c| !c.is_empty()),
+        "client_id",
+    )?;
+    let callback = format!(
+        "{}{}",
+        bot.public_url().unwrap_or_default(),
+        oauth::CALLBACK
+    );
+    ctx.expect_eq(
+        "redirect_uri is exactly the adapter's callback under its public URL",
+        url.param("redirect_uri"),
+        Some(callback),
+    )?;
+    ctx.expect_eq(
+        "code_challenge_method",
+        url.param("code_challenge_method"),
+        Some("S256".to_owned()),
+    )?;
+    let challenge = url.challenge().unwrap_or_default();
+    ctx.expect_eq(
+        "code_challenge is 43 base64url characters (an S256 digest)",
+        (challenge.len(), oauth::is_base64url(&challenge)),
+        (43, true),
+    )?;
+    let state = url.state().unwrap_or_default();
+    ctx.expect(
+        "the state carries at least 128 random bits (22 base64url or 32 hex characters)",
+        state_bits(&state) >= 128,
+        &format!(
+            "{} characters, {} bits at most",
+            state.len(),
+            state_bits(&state)
+        ),
+    )?;
+    let scopes: Vec<String> = url
+        .param("scope")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    ctx.expect(
+        "the requested scopes are within read:repository write:issue",
+        scopes
+            .iter()
+            .all(|s| oauth::MAX_SCOPES.contains(&s.as_str())),
+        &format!("{scopes:?}"),
+    )
+}
+
+/// Checks the one token POST of a consent: `authorization_code`, the code
+/// the Core redirected with, the URL's client and redirect URI, and a
+/// verifier whose S256 digest is the URL's challenge.
+pub fn expect_token_post(
+    ctx: &Ctx,
+    post: &TokenPost,
+    url: &ConsentUrl,
+    redirect: &ConsentRedirect,
+) -> Step<()> {
+    ctx.expect_eq(
+        "the token POST: grant_type",
+        post.field("grant_type"),
+        Some("authorization_code".to_owned()),
+    )?;
+    ctx.expect(
+        "the token POST carries the code the Core redirected with",
+        post.field("code").is_some() && post.field("code") == redirect.code(),
+        "code (a secret, compared in the harness)",
+    )?;
+    ctx.expect_eq(
+        "the token POST: client_id and redirect_uri are the URL's",
+        (post.field("client_id"), post.field("redirect_uri")),
+        (url.param("client_id"), url.param("redirect_uri")),
+    )?;
+    let hashed = post.verifier().map(|v| oauth::s256(&v));
+    ctx.expect(
+        "the token POST's code_verifier hashes (S256) to the URL's code_challenge",
+        hashed.is_some() && hashed == url.challenge(),
+        "verifier (a secret, hashed in the harness)",
+    )
+}
+
+/// Starts a call on `bot` that must park: waits for its URL-mode
+/// elicitation, checks the URL, and that the call is still open and made no
+/// native request.
+pub async fn park(ctx: &mut Ctx, bot: &Bot, what: &str) -> Step<(PendingCall, ConsentUrl)> {
+    ctx.step(&format!("{what}: a call parks and the adapter sends a URL"));
+    let before = ctx.api_requests().await?;
+    let pending = bot.start_call(READ_TOOL, read_args());
+    let url = bot.consent_url().await?;
+    expect_consent_url(ctx, bot, &url)?;
+    ctx.expect(
+        "the elicitation carries an elicitationId",
+        !url.elicitation_id.is_empty(),
+        "elicitationId",
+    )?;
+    ctx.expect("the call is parked", !pending.is_finished(), "finished")?;
+    ctx.expect_eq(
+        "no native request while parked",
+        ctx.api_requests().await?,
+        before,
+    )?;
+    Ok((pending, url))
+}
+
+/// The reply a person's pasted token gets for [`READ_TOOL`]: the reference
+/// a consented call must equal.
+pub async fn pasted_token_reply(ctx: &mut Ctx, login: &str) -> Step<ToolReply> {
+    ctx.step(&format!(
+        "{login} pastes a token of their own (read:repository write:issue) into an adapter"
+    ));
+    let token = ctx.mint_human_token(login, &oauth::MAX_SCOPES).await?;
+    let pasted = ctx.bot_builder(login).token(&token).start().await?;
+    let reply = pasted.call(READ_TOOL, read_args()).await?;
+    ctx.expect_tool_ok("the pasted token reads the repository", &reply)?;
+    Ok(reply)
+}
+
+/// A parked call resumes after consent (spec §9): the elicited URL is on
+/// the Core origin with the exact callback as `redirect_uri`, a 43-character
+/// S256 challenge and a state of at least 128 bits; nothing reaches the
+/// native API before consent; after consent the Core redirects to the
+/// callback with the same state, the adapter makes exactly one token POST
+/// whose verifier hashes to the challenge, before any native request; the
+/// parked call ends with the same result as the same person's pasted token;
+/// a second call in the session needs no new consent and no new token POST.
+#[scenario(Consent, parity)]
+async fn parked_call_resumes_after_consent(ctx: &mut Ctx) -> Outcome {
+    let reference = pasted_token_reply(ctx, CONSENTER).await?;
+    ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
+    let bot = consent_bot(ctx, Elicitation::Url).await?;
+    let (pending, url) = park(ctx, &bot, "session A").await?;
+    ctx.expect_eq(
+        "no token POST before consent",
+        ctx.token_posts().await?.len(),
+        0,
+    )?;
+
+    ctx.step("alice opens the URL, signs in when asked, and consents");
+    let alice = ctx.human(CONSENTER)?;
+    let (redirect, callback) = alice.consent(url.url(), true).await?;
+    ctx.expect_eq(
+        "the Core redirects (303) to the registered callback",
+        (redirect.status, redirect.target()),
+        (303, url.param("redirect_uri").unwrap_or_default()),
+    )?;
+    ctx.expect(
+        "the redirect carries a code and the URL's state",
+        redirect.code().is_some() && redirect.state() == url.state(),
+        "code and state (secrets, compared in the harness)",
+    )?;
+    ctx.expect_status("the adapter's callback accepts it", callback.status, 200)?;
+
+    ctx.step("the parked call resumes");
+    let reply = pending.finish().await?;
+    ctx.expect_tool_ok("the parked call succeeds", &reply)?;
+    ctx.expect_eq(
+        "its result equals the pasted token's",
+        &reply.structured,
+        &reference.structured,
+    )?;
+    let posts = ctx.token_posts().await?;
+    ctx.expect_eq("exactly one token POST", posts.len(), 1)?;
+    expect_token_post(ctx, &posts[0], &url, &redirect)?;
+    ctx.expect_eq(
+        "the Core answered the token POST 200",
+        posts[0].answer_status(),
+        Some(200),
+    )?;
+    let order = ctx.proxy_requests().await?;
+    let token_at = order
+        .iter()
+        .position(|(m, p)| m == "POST" && p == oauth::TOKEN);
+    let first_api = order.iter().position(|(_, p)| p.starts_with("/api/"));
+    ctx.expect(
+        "the token POST comes before the first native request",
+        matches!((token_at, first_api), (Some(t), Some(a)) if t < a),
+        &format!("token POST at {token_at:?}, first native request at {first_api:?}"),
+    )?;
+
+    ctx.step("a second call in the same session uses the stored token");
+    let again = bot.call(READ_TOOL, read_args()).await?;
+    ctx.expect_tool_ok("the second call succeeds at once", &again)?;
+    ctx.expect_eq(
+        "no new elicitation, no new token POST",
+        (
+            bot.unread_elicitations().await,
+            ctx.token_posts().await?.len(),
+        ),
+        (0, 1),
+    )?;
+    ctx.observe("the consented result", &reply.structured);
+    Ok(())
+}
+
+/// Without URL elicitation the call ends with `auth_required` whose message
+/// holds the authorize URL (same checks as the elicited one), with no
+/// native request; after consent the next call succeeds with one token
+/// POST whose verifier hashes to the challenge. Another session of the same
+/// adapter gets its own URL — another state and another challenge — and
+/// the first session's token does not serve it.
+#[scenario(Consent, parity)]
+async fn auth_required_then_retry_after_consent(ctx: &mut Ctx) -> Outcome {
+    ctx.step("a consent-mode adapter (no elicitation) starts, through the proxy");
+    let bot = consent_bot(ctx, Elicitation::None).await?;
+    let reply = bot.call(READ_TOOL, read_args()).await?;
+    ctx.expect_tool_error("the call ends with auth_required", &reply, "auth_required")?;
+    let url = bot.url_in(&reply)?;
+    expect_consent_url(ctx, &bot, &url)?;
+    ctx.expect_eq("no native request", ctx.api_requests().await?, 0)?;
+
+    ctx.step("alice consents at the URL");
+    let alice = ctx.human(CONSENTER)?;
+    let (redirect, callback) = alice.consent(url.url(), true).await?;
+    ctx.expect_status("the adapter's callback accepts it", callback.status, 200)?;
+    let posts = ctx.token_posts().await?;
+    ctx.expect_eq("exactly one token POST", posts.len(), 1)?;
+    expect_token_post(ctx, &posts[0], &url, &redirect)?;
+
+    ctx.step("the client calls again");
+    let retried = bot.call(READ_TOOL, read_args()).await?;
+    ctx.expect_tool_ok("the retried call succeeds", &retried)?;
+    ctx.expect_eq(
+        "the retried call reads alice/lab",
+        retried.repository()?.full_name,
+        LAB.to_owned(),
+    )?;
+
+    ctx.step("another session of the same adapter calls");
+    let other = bot.another_session().await?;
+    let before = ctx.api_requests().await?;
+    let second = other.call(READ_TOOL, read_args()).await?;
+    ctx.expect_tool_error(
+        "the other session is not served by the first one's token",
+        &second,
+        "auth_required",
+    )?;
+    ctx.expect_eq(
+        "and makes no native request",
+        ctx.api_requests().await?,
+        before,
+    )?;
+    let url2 = other.url_in(&second)?;
+    expect_consent_url(ctx, &other, &url2)?;
+    ctx.expect(
+        "its state and challenge are fresh (each state has its own verifier)",
+        url2.state() != url.state() && url2.challenge() != url.challenge(),
+        "state and challenge compared in the harness",
+    )?;
+    ctx.observe("auth_required, then", &retried.structured);
+    Ok(())
+}
