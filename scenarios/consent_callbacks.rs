@@ -252,6 +252,8 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     let posts = ctx.token_posts().await?;
     ctx.expect_eq("one more token POST", posts.len(), 2)?;
     expect_token_post(ctx, &posts[1], &a_url, &again)?;
+    // A call woken by A's consent would end within milliseconds of A's.
+    sleep(std::time::Duration::from_millis(300)).await;
     ctx.expect(
         "C stays parked: A's token serves A's session only",
         !c_pending.is_finished(),
