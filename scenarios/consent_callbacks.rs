@@ -192,7 +192,8 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
 /// Sessions A and B park on one adapter; A's code delivered with B's state
 /// is exchanged with B's verifier, which the Core refuses: B's call ends
 /// with `consent_failed` after exactly that one token POST, A stays parked,
-/// and a fresh consent for A's own state still resumes A.
+/// and a fresh consent for A's own state still resumes A — and only A: a
+/// third session parked meanwhile stays parked.
 #[scenario(Consent, parity)]
 async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
@@ -237,6 +238,10 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
         0,
     )?;
 
+    ctx.step("session C parks too");
+    let c = bot.another_session().await?;
+    let (c_pending, _c_url) = park(ctx, &c, "session C").await?;
+
     ctx.step("alice consents for A again; A's own callback resumes A");
     let form = alice.consent_form(a_url.url()).await?;
     let again = alice.decide_consent(&form, true).await?;
@@ -247,6 +252,13 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     let posts = ctx.token_posts().await?;
     ctx.expect_eq("one more token POST", posts.len(), 2)?;
     expect_token_post(ctx, &posts[1], &a_url, &again)?;
+    // A call woken by A's consent would end within milliseconds of A's.
+    sleep(std::time::Duration::from_millis(300)).await;
+    ctx.expect(
+        "C stays parked: A's token serves A's session only",
+        !c_pending.is_finished(),
+        "finished",
+    )?;
     ctx.observe("B, then A", &(b_reply.error_code(), a_reply.is_error));
     Ok(())
 }
