@@ -194,9 +194,11 @@ pub fn check(raw: &RawRequest<'_>, registered: &[String]) -> Result<Request, Ref
 }
 
 /// A redirect URI a client may register: an absolute `http(s)` URL without
-/// a fragment (RFC 6749 §3.1.2), at most [`MAX_URI_BYTES`].
+/// a fragment (RFC 6749 §3.1.2), at most [`MAX_URI_BYTES`], in printable
+/// ASCII (as a URL on the wire is, so it can stand in a `Location` as is).
 pub fn is_registrable_redirect_uri(uri: &str) -> bool {
     uri.len() <= MAX_URI_BYTES
+        && uri.bytes().all(|b| b.is_ascii_graphic())
         && !uri.contains('#')
         && url::Url::parse(uri).is_ok_and(|u| matches!(u.scheme(), "http" | "https"))
 }
@@ -406,6 +408,8 @@ mod tests {
         assert!(!is_registrable_redirect_uri("https://example.test/cb#f"));
         assert!(!is_registrable_redirect_uri("/relative"));
         assert!(!is_registrable_redirect_uri("javascript:alert(1)"));
+        assert!(!is_registrable_redirect_uri("http://h/café"));
+        assert!(!is_registrable_redirect_uri("http://h/a b"));
     }
 
     #[test]
