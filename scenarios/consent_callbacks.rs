@@ -151,9 +151,11 @@ async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A state expires after `--consent-timeout-secs`: the parked call ends
-/// with `consent_timeout`, and the callback that arrives afterwards, with a
-/// real code for that state, gets 400 and no token POST.
+/// A state expires after `--consent-timeout-secs` (here 1 s): the parked
+/// call ends with `consent_timeout`, and the callback that arrives
+/// afterwards, with a real code for that state, gets 400 and no token POST;
+/// likewise a state handed out in `auth_required` (which outlives no call)
+/// and used after its deadline.
 #[scenario(Consent, parity)]
 async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter with a 1-second consent timeout starts");
@@ -186,6 +188,32 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
         (0, 0),
     )?;
     ctx.observe("expired", &(reply.error_code(), page.status));
+
+    ctx.step("without elicitation: a state handed out in auth_required, used after its deadline");
+    let told = ctx
+        .bot_builder("consent-client-2")
+        .consent(Elicitation::None)
+        .consent_timeout_secs(1)
+        .via_proxy()
+        .start()
+        .await?;
+    let reply = told.call(READ_TOOL, read_args()).await?;
+    let minted = std::time::Instant::now();
+    ctx.expect_tool_error("the call ends with auth_required", &reply, "auth_required")?;
+    let url = told.url_in(&reply)?;
+    let form = alice.consent_form(url.url()).await?;
+    let redirect = alice.decide_consent(&form, true).await?;
+    // The state lives 1 s from its minting; the callback comes after that.
+    let left = std::time::Duration::from_millis(1_200).saturating_sub(minted.elapsed());
+    sleep(left).await;
+    let page = alice.open_url(redirect.url()).await?;
+    ctx.expect_status("the expired state is refused", page.status, 400)?;
+    ctx.expect_eq(
+        "nothing is exchanged, nothing reaches the native API",
+        (ctx.token_posts().await?.len(), ctx.api_requests().await?),
+        (0, 0),
+    )?;
+    ctx.observe("expired after auth_required", &page.status);
     Ok(())
 }
 

@@ -271,7 +271,7 @@ pub mod oauth {
         fn s256_matches_rfc_7636_appendix_b() {
             assert_eq!(
                 s256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
-                "E9Melhoa2OwvFrEMTJguCQaoeK5BasAjLI6oD3ZYMuE"
+                "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
             );
         }
 
