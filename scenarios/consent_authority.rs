@@ -113,10 +113,10 @@ async fn consent_is_not_approval(ctx: &mut Ctx) -> Outcome {
 }
 
 /// No token on disk: after a consented call and a second call, and again
-/// after the session ends, no file under the stack's directory — which
-/// holds the adapter's own working directory, `HOME` and `TMPDIR` — and
-/// neither the adapter's log nor the Core's holds the token; the report
-/// is scanned for it as a registered secret.
+/// after the session ends, no file under the adapter's own working
+/// directory (also its `HOME` and `TMPDIR`) and not the adapter's log holds
+/// the token; the report is scanned for it as a registered secret. How the
+/// Core stores its own tokens is the Core's business.
 #[scenario(Consent, parity)]
 async fn no_consent_token_on_disk(ctx: &mut Ctx) -> Outcome {
     let (bot, token) = consented(ctx).await?;

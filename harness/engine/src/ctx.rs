@@ -633,28 +633,33 @@ impl Ctx {
         })
     }
 
-    /// Every file under the stack's directory (which holds each adapter's
-    /// own working directory) whose bytes hold `token`, as paths relative
-    /// to it. Also names the adapters' and the Core's logs when they do.
+    /// Every file under each adapter's own directory (its working
+    /// directory, `HOME` and `TMPDIR`) whose bytes hold `token`, and each
+    /// adapter log that does. Only the adapter's places: the Core's own
+    /// storage and log are the Core's business (spec §9 binds the adapter),
+    /// and the report is checked for every registered secret when written.
     pub fn places_holding(&self, token: &ConsentToken) -> Vec<String> {
         let mut found = Vec::new();
-        let mut stack = vec![self.dir.clone()];
-        while let Some(dir) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                match entry.file_type() {
-                    Ok(t) if t.is_dir() => stack.push(path),
-                    Ok(t)
-                        if t.is_file()
-                            && std::fs::read(&path).is_ok_and(|bytes| token.is_in(&bytes)) =>
-                    {
-                        let shown = path.strip_prefix(&self.dir).unwrap_or(&path);
-                        found.push(format!("file {}", shown.display()));
+        for bot in &self.bots {
+            let Some(root) = bot.workdir() else { continue };
+            let mut dirs = vec![root.clone()];
+            while let Some(dir) = dirs.pop() {
+                let Ok(entries) = std::fs::read_dir(&dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    let path = entry.path();
+                    match entry.file_type() {
+                        Ok(t) if t.is_dir() => dirs.push(path),
+                        Ok(t)
+                            if t.is_file()
+                                && std::fs::read(&path).is_ok_and(|bytes| token.is_in(&bytes)) =>
+                        {
+                            let shown = path.strip_prefix(&self.dir).unwrap_or(&path);
+                            found.push(format!("file {}", shown.display()));
+                        }
+                        _ => {}
                     }
-                    _ => {}
                 }
             }
         }
@@ -662,9 +667,6 @@ impl Ctx {
             if token.is_in(bot.adapter_log().as_bytes()) {
                 found.push(format!("the log of awg-mcp of {}", bot.login()));
             }
-        }
-        if token.is_in(self.core_log().as_bytes()) {
-            found.push("the Core's log".to_owned());
         }
         found
     }
