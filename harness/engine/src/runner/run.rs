@@ -223,14 +223,37 @@ impl Engine {
         }
     }
 
-    /// Runs every trial, at most `jobs` at once, and returns the report.
-    /// When `cancel` fires, running trials are aborted and torn down, and
-    /// trials not yet started are left out.
+    /// Runs every trial, at most `jobs` at once, the slowest known first
+    /// (durations from the newest report), and returns the report in the
+    /// given order. When `cancel` fires, running trials are aborted and torn
+    /// down, and trials not yet started are left out.
     pub async fn run(
         &self,
         trials: Vec<Trial>,
         events: &EventSink,
         cancel: &CancellationToken,
+    ) -> RunReport {
+        self.run_with(trials, events, cancel, true).await
+    }
+
+    /// [`Engine::run`], starting the trials in the given order: the
+    /// self-test's fault passes put the families that catch the fault first
+    /// and stop at the first kill, which a longest-first order would undo.
+    pub async fn run_in_order(
+        &self,
+        trials: Vec<Trial>,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> RunReport {
+        self.run_with(trials, events, cancel, false).await
+    }
+
+    async fn run_with(
+        &self,
+        trials: Vec<Trial>,
+        events: &EventSink,
+        cancel: &CancellationToken,
+        longest_first: bool,
     ) -> RunReport {
         let started_at = now_rfc3339();
         let started = *self.run_start.get_or_init(Instant::now);
@@ -252,8 +275,12 @@ impl Engine {
             total: trials.len() + parity_count,
             jobs: self.config.jobs,
         });
-        let history = super::schedule::history(&self.config.report_dir);
-        let trials = super::schedule::longest_first(trials, &history);
+        let trials = if longest_first {
+            let history = super::schedule::history(&self.config.report_dir);
+            super::schedule::longest_first(trials, &history)
+        } else {
+            trials
+        };
         let mut results: Vec<ScenarioResult> = futures::stream::iter(trials)
             .map(|t| async move {
                 if cancel.is_cancelled() {

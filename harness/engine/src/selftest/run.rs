@@ -107,7 +107,7 @@ pub async fn run(
                 };
                 // One stack at a time: the kill's trial has finished when
                 // `stop` fires, and the trials after it never start.
-                let report = engine.run(trials, &events, &stop).await;
+                let report = engine.run_in_order(trials, &events, &stop).await;
                 secrets.absorb(engine.secrets());
                 engine.shutdown();
                 let c = report.counts();
