@@ -106,12 +106,13 @@ impl BotBuilder<'_> {
     /// Starts the adapter; the context stops it when the scenario ends.
     pub async fn start(self) -> Step<Bot> {
         let ctx = self.ctx;
-        if let Some(elicitation) = self.consent {
-            let url = if self.via_proxy {
-                ctx.proxy().await?.url()
-            } else {
-                ctx.base_url.clone()
-            };
+        let url = if self.via_proxy {
+            ctx.proxy().await?.url()
+        } else {
+            ctx.base_url.clone()
+        };
+        let (process_token, caller_bearer, consent) = if let Some(elicitation) = self.consent {
+            // No credential at all: the adapter must ask for consent.
             let port = reserve_port()?;
             let public_url = format!("http://127.0.0.1:{port}");
             let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
@@ -119,53 +120,33 @@ impl BotBuilder<'_> {
                 .setup
                 .register_oauth_app(&name, &[format!("{public_url}{}", oauth::CALLBACK)])
                 .await?;
-            let settings = AdapterSettings {
-                env: ctx.adapter_env.clone(),
-                upstream_timeout: self.upstream_timeout,
-                caller_bearer: None,
-                consent: Some(ConsentSettings {
-                    client_id,
-                    port,
-                    elicitation,
-                    timeout_secs: self.consent_timeout_secs,
-                    dir: ctx.dir.join(format!("adapter-{name}")),
-                }),
+            let consent = ConsentSettings {
+                client_id,
+                port,
+                elicitation,
+                timeout_secs: self.consent_timeout_secs,
+                dir: ctx.dir.join(format!("adapter-{name}")),
             };
-            let bot = Bot::start(
-                &self.login,
-                "",
-                &url,
-                &ctx.adapter_bin,
-                &ctx.dir,
-                &settings,
-                ctx.journal.clone(),
-            )
-            .await?;
-            ctx.bots.push(bot.clone());
-            return Ok(bot);
-        }
-        let own = match (self.token, self.scopes) {
-            (Some(token), _) => token,
-            (None, Some(scopes)) => {
-                let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
-                ctx.mint_token(&self.login, &scopes).await?
-            }
-            (None, None) => ctx.token(&self.login)?,
-        };
-        let url = if self.via_proxy {
-            ctx.proxy().await?.url()
+            (String::new(), None, Some(consent))
         } else {
-            ctx.base_url.clone()
-        };
-        let (process_token, caller_bearer) = match self.process_token_of {
-            Some(other) => (ctx.token(&other)?, Some(own)),
-            None => (own, None),
+            let own = match (self.token, self.scopes) {
+                (Some(token), _) => token,
+                (None, Some(scopes)) => {
+                    let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+                    ctx.mint_token(&self.login, &scopes).await?
+                }
+                (None, None) => ctx.token(&self.login)?,
+            };
+            match self.process_token_of {
+                Some(other) => (ctx.token(&other)?, Some(own), None),
+                None => (own, None, None),
+            }
         };
         let settings = AdapterSettings {
             env: ctx.adapter_env.clone(),
             upstream_timeout: self.upstream_timeout,
             caller_bearer,
-            consent: None,
+            consent,
         };
         let bot = Bot::start(
             &self.login,
