@@ -156,14 +156,14 @@ async fn approve_refused_before_confirmation(ctx: &mut Ctx) -> Outcome {
                 "the grant page of an unconfirmed grant offers no _csrf (no withdraw form)",
             )
         })?;
-        Form {
-            method: "POST".into(),
-            action: alice.url(&core_api::decision(&grant, Decision::Approve))?,
-            fields: vec![
+        Form::new(
+            "POST",
+            alice.url(&core_api::decision(&grant, Decision::Approve))?,
+            vec![
                 (fields::CSRF.into(), csrf),
                 (fields::STATE_REVISION.into(), revision.to_string()),
             ],
-        }
+        )
     };
     ctx.expect_eq(
         "the form carries the current revision",
@@ -253,25 +253,25 @@ async fn outsider_gets_404(ctx: &mut Ctx, login: &str, who: &str) -> Outcome {
     ctx.step(&format!(
         "{login} posts prepare, approve and withdraw with their own _csrf"
     ));
-    let prepare = Form {
-        method: "POST".into(),
-        action: person.url(&core_api::grants_page(LAB))?,
-        fields: vec![
+    let prepare = Form::new(
+        "POST",
+        person.url(&core_api::grants_page(LAB))?,
+        vec![
             (fields::CSRF.into(), csrf.clone()),
             (fields::AGENT.into(), LAB_BOT.into()),
             (fields::TASK.into(), format!("task by {login}")),
             (fields::SUMMARY.into(), "summary".into()),
         ],
-    };
+    );
     let decision = |d: Decision| -> Step<Form> {
-        Ok(Form {
-            method: "POST".into(),
-            action: person.url(&core_api::decision(&grant, d))?,
-            fields: vec![
+        Ok(Form::new(
+            "POST",
+            person.url(&core_api::decision(&grant, d))?,
+            vec![
                 (fields::CSRF.into(), csrf.clone()),
                 (fields::STATE_REVISION.into(), revision.to_string()),
             ],
-        })
+        ))
     };
     for (action, form) in [
         ("prepare", prepare),
@@ -289,11 +289,11 @@ async fn outsider_gets_404(ctx: &mut Ctx, login: &str, who: &str) -> Outcome {
     ctx.step(&format!(
         "{login}'s _csrf was valid: their logout with it is accepted"
     ));
-    let logout = Form {
-        method: "POST".into(),
-        action: person.url(core_api::LOGOUT)?,
-        fields: vec![(fields::CSRF.into(), csrf)],
-    };
+    let logout = Form::new(
+        "POST",
+        person.url(core_api::LOGOUT)?,
+        vec![(fields::CSRF.into(), csrf)],
+    );
     let out = person.submit(&logout).await?;
     ctx.expect(
         &format!("{login}'s logout with the same _csrf is not refused"),

@@ -297,11 +297,7 @@ async fn bot_token_cannot_drive_browser(ctx: &mut Ctx) -> Outcome {
             "lab-bot sends its credential ({kind}) to the grant page and its forms"
         ));
         let auth = [("Authorization", value.as_str())];
-        let open = Form {
-            method: "GET".into(),
-            action: alice.url(&core_api::grant_page(&grant))?,
-            fields: Vec::new(),
-        };
+        let open = Form::new("GET", alice.url(&core_api::grant_page(&grant))?, Vec::new());
         let page = anonymous.submit_with_headers(&open, &auth).await?;
         expect_not_shown(
             ctx,

@@ -68,11 +68,7 @@ impl SetCookie {
 
 /// A GET of `path` as a hand-built form (to send it with a `Cookie` header).
 fn get(human: &Human, path: &str) -> Step<Form> {
-    Ok(Form {
-        method: "GET".into(),
-        action: human.url(path)?,
-        fields: Vec::new(),
-    })
+    Ok(Form::new("GET", human.url(path)?, Vec::new()))
 }
 
 /// Whether `page` is the page at `path` itself, opened without a redirect.

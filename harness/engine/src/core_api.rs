@@ -225,7 +225,8 @@ pub mod oauth {
     pub const TOKEN: &str = "/login/oauth/access_token";
     /// The adapter's callback path under its public URL.
     pub const CALLBACK: &str = "/mcp/oauth/callback";
-    /// The consent form's decision field (`true` grants, `false` denies).
+    /// The consent form's decision buttons, Forgejo's (spec §9 "as
+    /// Forgejo's"): `granted=true` grants, `granted=false` denies.
     pub const GRANTED: &str = "granted";
     /// The scopes a consented token may carry at most.
     pub const MAX_SCOPES: [&str; 2] = ["read:repository", "write:issue"];

@@ -106,17 +106,17 @@ impl Human {
     /// not submitted: to tamper with before [`submit`](Self::submit) (a login
     /// without its `_csrf`, a bot trying to sign in).
     pub async fn login_form(&self) -> Step<Form> {
-        let page = self.open(core_api::LOGIN).await?;
-        let mut form = page.form_with_field(fields::USER_NAME)?;
-        form.set(fields::USER_NAME, &self.login)
-            .set(fields::PASSWORD, &self.password.clone());
-        Ok(form)
+        self.login_form_at(core_api::LOGIN).await
     }
 
     /// The login form of the page at `path` (e.g. `/user/login?redirect_to=…`),
     /// filled in with this human's login and password but not submitted.
     pub async fn login_form_at(&self, path: &str) -> Step<Form> {
-        let page = self.open(path).await?;
+        self.filled_login(&self.open(path).await?)
+    }
+
+    /// The login form of `page`, filled in with this human's credentials.
+    fn filled_login(&self, page: &Page) -> Step<Form> {
         let mut form = page.form_with_field(fields::USER_NAME)?;
         form.set(fields::USER_NAME, &self.login)
             .set(fields::PASSWORD, &self.password.clone());
@@ -135,11 +135,7 @@ impl Human {
                 let csrf = page.csrf_values().into_iter().next().ok_or_else(|| {
                     Abort::failed(format!("{path} offers no logout form and no _csrf"))
                 })?;
-                Form {
-                    method: "POST".into(),
-                    action: logout,
-                    fields: vec![(fields::CSRF.into(), csrf)],
-                }
+                Form::new("POST", logout, vec![(fields::CSRF.into(), csrf)])
             }
         };
         self.submit(&form).await
@@ -309,10 +305,7 @@ impl Human {
         if page.has_form_to(grant_path) || page.form_with_field(fields::USER_NAME).is_err() {
             return Ok(page);
         }
-        let mut form = page.form_with_field(fields::USER_NAME)?;
-        form.set(fields::USER_NAME, &self.login)
-            .set(fields::PASSWORD, &self.password.clone());
-        self.submit(&form).await
+        self.submit(&self.filled_login(&page)?).await
     }
 
     /// The consent form (action `/login/oauth/grant`) of the page a consent
@@ -323,16 +316,17 @@ impl Human {
         page.form_to(core_api::oauth::GRANT)
     }
 
-    /// Posts the consent form with `granted` (`true` consents, `false`
-    /// refuses) and returns where the Core redirects, not followed: the
-    /// `redirect_uri` with `code` and `state`, or with `error`. Its code is
-    /// registered as a secret. No redirect is the Core's failure.
+    /// Clicks the consent form's button `granted=true` (consents) or
+    /// `granted=false` (refuses) and returns where the Core redirects, not
+    /// followed: the `redirect_uri` with `code` and `state`, or with
+    /// `error`. Its code is registered as a secret. No such button, or no
+    /// redirect, is the Core's failure.
     pub async fn decide_consent(&self, form: &Form, granted: bool) -> Step<ConsentRedirect> {
         let mut form = form.clone();
-        form.set(
+        form.click(
             core_api::oauth::GRANTED,
             if granted { "true" } else { "false" },
-        );
+        )?;
         let answer = self.send(&form).await?;
         let location = answer.header("location");
         match (answer.status, location) {
@@ -589,11 +583,11 @@ mod tests {
         let base = site().await;
         let journal = Journal::new(crate::secrets::SecretRegistry::new());
         let bob = Human::new("bob", "irrelevant-pw", &base, journal).unwrap();
-        let form = Form {
-            method: "POST".into(),
-            action: format!("{base}/keep").parse().unwrap(),
-            fields: vec![("a".into(), "b c".into())],
-        };
+        let form = Form::new(
+            "POST",
+            format!("{base}/keep").parse().unwrap(),
+            vec![("a".into(), "b c".into())],
+        );
         let page = bob.submit(&form).await.unwrap();
         assert_eq!(
             page.redirects,
@@ -608,11 +602,11 @@ mod tests {
         let secrets = crate::secrets::SecretRegistry::new();
         let journal = Journal::new(secrets);
         let carol = Human::new("carol", "irrelevant-pw", &base, journal.clone()).unwrap();
-        let form = Form {
-            method: "POST".into(),
-            action: format!("{base}/csrf-header").parse().unwrap(),
-            fields: vec![],
-        };
+        let form = Form::new(
+            "POST",
+            format!("{base}/csrf-header").parse().unwrap(),
+            vec![],
+        );
         let page = carol
             .submit_with_headers(&form, &[("X-Csrf-Token", "hdr-csrf-987654")])
             .await

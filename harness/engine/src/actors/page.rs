@@ -133,9 +133,22 @@ pub struct Form {
     pub action: url::Url,
     /// Fields in document order, as `(name, value)`.
     pub fields: Vec<(String, String)>,
+    /// Every named submit button, as `(name, value)`: the first is in
+    /// `fields` (the one a plain submit clicks); [`Form::click`] picks another.
+    submitters: Vec<(String, String)>,
 }
 
 impl Form {
+    /// A form a scenario writes itself (no page, no submit buttons).
+    pub fn new(method: &str, action: url::Url, fields: Vec<(String, String)>) -> Form {
+        Form {
+            method: method.to_owned(),
+            action,
+            fields,
+            submitters: Vec::new(),
+        }
+    }
+
     fn from_element(form: ElementRef<'_>, page: &url::Url) -> Step<Form> {
         let method = form
             .value()
@@ -149,8 +162,8 @@ impl Form {
             _ => page.clone(),
         };
         let mut fields = Vec::new();
+        let mut submitters = Vec::new();
         let sel = Selector::parse("input, textarea, select, button").expect("static selector");
-        let mut submitter_taken = false;
         for el in form.select(&sel) {
             let v = el.value();
             let Some(name) = v.attr("name") else { continue };
@@ -184,10 +197,10 @@ impl Form {
                         // A browser sends the one submit button that was
                         // clicked; we click the first.
                         "submit" | "image" => {
-                            if !submitter_taken {
-                                submitter_taken = true;
-                                fields.push((name.to_owned(), value));
+                            if submitters.is_empty() {
+                                fields.push((name.to_owned(), value.clone()));
                             }
+                            submitters.push((name.to_owned(), value));
                         }
                         "reset" | "button" | "file" => {}
                         "checkbox" | "radio" => {
@@ -205,7 +218,30 @@ impl Form {
             method,
             action,
             fields,
+            submitters,
         })
+    }
+
+    /// Clicks the submit button `name=value` instead of the first one, as a
+    /// person choosing between buttons does. A form without that button is
+    /// the page's failure.
+    pub fn click(&mut self, name: &str, value: &str) -> Step<&mut Self> {
+        if !self.submitters.iter().any(|(n, v)| n == name && v == value) {
+            return Err(Abort::failed(format!(
+                "the form to {} has no submit button {name}={value}",
+                self.action.path()
+            )));
+        }
+        if let Some((first, first_value)) = self.submitters.first().cloned()
+            && let Some(i) = self
+                .fields
+                .iter()
+                .position(|(n, v)| *n == first && *v == first_value)
+        {
+            self.fields.remove(i);
+        }
+        self.fields.push((name.to_owned(), value.to_owned()));
+        Ok(self)
     }
 
     /// Sets a field (replacing every earlier value of that name), as typing
@@ -285,6 +321,16 @@ line two</textarea>
         assert_eq!(form.field("task"), Some("line one\nline two"));
         assert_eq!(form.field("agent"), Some("b"));
         assert_eq!(page().csrf_values(), ["tok+en/="]);
+    }
+
+    #[test]
+    fn clicking_a_button_sends_it_instead_of_the_first() {
+        let mut form = page().form("form").unwrap();
+        form.click("other", "no").unwrap();
+        assert_eq!(form.field("go"), None);
+        assert_eq!(form.field("other"), Some("no"));
+        let err = form.click("granted", "true").unwrap_err();
+        assert!(matches!(err, Abort::Failed(m) if m.contains("no submit button granted=true")));
     }
 
     #[test]
