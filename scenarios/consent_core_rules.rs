@@ -7,7 +7,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::consent_flow::CONSENTER;
+use crate::consent_flow::{CONSENTER, unminted_state};
 
 /// This family's Core rules, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -65,13 +65,6 @@ impl Authorize<'_> {
 /// The scopes a consent asks for by default.
 const FULL_SCOPE: &str = "read:repository write:issue";
 
-/// A state for a native request, registered as a secret.
-fn new_state(ctx: &Ctx) -> String {
-    let s = oauth::verifier();
-    ctx.register_secret(&s);
-    s
-}
-
 /// A consent obtained natively: alice (signed in when asked) consents to
 /// `client_id` for `redirect_uri` with a fresh verifier; returns the code
 /// and the verifier.
@@ -95,7 +88,7 @@ async fn code_with_scope(
     let verifier = oauth::verifier();
     ctx.register_secret(&verifier);
     let challenge = oauth::s256(&verifier);
-    let state = new_state(ctx);
+    let state = unminted_state(ctx);
     let url = Authorize {
         client_id: Some(client_id),
         redirect_uri: Some(redirect_uri),
@@ -193,7 +186,7 @@ async fn consent_authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outc
     let verifier = oauth::verifier();
     ctx.register_secret(&verifier);
     let challenge = oauth::s256(&verifier);
-    let state = new_state(ctx);
+    let state = unminted_state(ctx);
     let good = Authorize {
         client_id: Some(&client),
         redirect_uri: Some(REDIRECT),
@@ -374,9 +367,10 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
 }
 
 /// The login detour brings a browser back to the Core only: a login page
-/// opened with `redirect_to` an absolute, scheme-relative or backslashed
-/// URL of another host answers the login with a redirect on the Core's own
-/// origin.
+/// opened with `redirect_to` (Forgejo's parameter) an absolute,
+/// scheme-relative or backslashed URL of another host never answers the
+/// login with a redirect off the Core's origin. A Core that ignores the
+/// parameter, refuses it or lands on its own page is as honest.
 #[scenario(Consent, parity)]
 async fn consent_login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
     let core = Url::parse(ctx.core_url())
@@ -400,24 +394,26 @@ async fn consent_login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
         path.query_pairs_mut().append_pair("redirect_to", target);
         let form = alice.login_form_at(path.as_str()).await?;
         let answer = alice.send(&form).await?;
-        let location = answer.header("location").unwrap_or_default();
-        let landed = form.action.join(&location).map(|u| u.origin());
-        ctx.expect_eq(
-            &format!(
-                "case {}: the login redirects (303) on the Core's origin",
-                i + 1
-            ),
-            (answer.status, landed.ok()),
-            (303, Some(core.clone())),
+        // Only where a redirect leads is the rule; no redirect at all
+        // leaves the browser on the Core.
+        let landed = answer
+            .header("location")
+            .filter(|_| (300..400).contains(&answer.status))
+            .map(|l| form.action.join(&l).map(|u| u.origin()).ok());
+        ctx.expect(
+            &format!("case {}: no redirect off the Core's origin", i + 1),
+            landed.as_ref().is_none_or(|o| o.as_ref() == Some(&core)),
+            &format!("{} to {landed:?}", answer.status),
         )?;
-        ctx.observe(&format!("case {}", i + 1), &answer.status);
+        ctx.observe(&format!("case {}", i + 1), &landed.is_some());
     }
     Ok(())
 }
 
 /// A code expires (`CORE_OAUTH_CODE_TTL_SECS`, here 2 s, so that a Core
 /// counting whole seconds still gives a code at least one): exchanged at
-/// once it gives a token; exchanged 2.1 s after it was issued it is 400
+/// once it gives a token; exchanged 3.2 s after it was issued (a second to
+/// spare for a Core that compares whole seconds with `>`) it is 400
 /// `invalid_grant`.
 #[scenario(Consent, parity, core_env = [("CORE_OAUTH_CODE_TTL_SECS", "2")])]
 async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
@@ -433,7 +429,7 @@ async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
     expect_token(ctx, "within its lifetime", &answer)?;
     ctx.step("a code exchanged after its lifetime");
     let (code, verifier) = code_for(ctx, &alice, &client, REDIRECT).await?;
-    sleep(std::time::Duration::from_millis(2_100)).await;
+    sleep(std::time::Duration::from_millis(3_200)).await;
     let answer = ctx
         .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
         .await?;
@@ -454,7 +450,7 @@ async fn consent_form_needs_its_own_csrf(ctx: &mut Ctx) -> Outcome {
     let verifier = oauth::verifier();
     ctx.register_secret(&verifier);
     let challenge = oauth::s256(&verifier);
-    let state = new_state(ctx);
+    let state = unminted_state(ctx);
     let url = Authorize {
         client_id: Some(&client),
         redirect_uri: Some(REDIRECT),

@@ -45,13 +45,21 @@ pub fn expect_contract_and_backend(
     )
 }
 
+/// Launch variables the contract itself defines (spec §9: a code expires
+/// after `CORE_OAUTH_CODE_TTL_SECS`): every Core must honour them, so a
+/// scenario that sets one is never "not applicable".
+const CONTRACT_ENV: [&str; 1] = ["CORE_OAUTH_CODE_TTL_SECS"];
+
 /// What a scenario needs beyond the contract: each `core_env` variable it
-/// launches the Core with, and each setup extension it names.
+/// launches the Core with that the contract does not define, and each setup
+/// extension it names.
 pub fn needs(scenario: &Scenario) -> Vec<String> {
     scenario
         .core_env
         .iter()
-        .map(|(k, _)| (*k).to_owned())
+        .map(|(k, _)| *k)
+        .filter(|k| !CONTRACT_ENV.contains(k))
+        .map(str::to_owned)
         .chain(scenario.extensions.iter().map(|e| (*e).to_owned()))
         .collect()
 }
@@ -130,4 +138,28 @@ async fn count(url: &str) -> Result<(usize, i64), sqlx::Error> {
     }
     let _ = conn.close().await;
     Ok((tables.len(), rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_launch_variable_of_the_contract_is_no_extension() {
+        let scenario = Scenario {
+            id: "s",
+            family: crate::family::Family::Consent,
+            claim: "c",
+            fixture: "lab",
+            core_env: &[
+                ("CORE_OAUTH_CODE_TTL_SECS", "2"),
+                ("CORE_CSRF_TTL_SECS", "3"),
+            ],
+            extensions: &["issue-edit"],
+            pristine: false,
+            parity: false,
+            run: |_| Box::pin(async { Ok(()) }),
+        };
+        assert_eq!(needs(&scenario), ["CORE_CSRF_TTL_SECS", "issue-edit"]);
+    }
 }
