@@ -125,12 +125,12 @@ async fn no_consent_token_on_disk(ctx: &mut Ctx) -> Outcome {
     ctx.step("the disk and the logs, with the session open");
     ctx.expect_eq(
         "places holding the token",
-        ctx.places_holding(&token),
+        ctx.places_holding(&token)?,
         Vec::new(),
     )?;
     ctx.step("the session ends");
-    bot.end_session().await;
-    let places = ctx.places_holding(&token);
+    bot.end_session().await?;
+    let places = ctx.places_holding(&token)?;
     ctx.expect_eq("places holding the token", places.clone(), Vec::new())?;
     ctx.observe("how many places hold the token", &places.len());
     Ok(())

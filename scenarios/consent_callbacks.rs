@@ -7,7 +7,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::consent_flow::{CONSENTER, READ_TOOL, consent_bot, expect_token_post, park, read_args};
+use crate::consent_flow::{
+    CONSENTER, READ_TOOL, consent_bot, expect_token_post, park, read_args, unminted_state,
+};
 
 /// This family's callback scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -20,19 +22,13 @@ pub fn scenarios() -> Vec<Scenario> {
     ]
 }
 
-/// A random base64url string of 43 characters (256 bits): a state no
-/// adapter minted. Registered as a secret like every state.
-fn random_state(ctx: &Ctx) -> String {
-    let s = oauth::verifier();
-    ctx.register_secret(&s);
-    s
-}
-
-/// `state` with its last character changed.
-fn altered(state: &str) -> String {
+/// `state` with its last character changed, registered as a secret: all
+/// but one character of it is a live state.
+fn altered(ctx: &Ctx, state: &str) -> String {
     let mut s = state.to_owned();
     let last = if s.ends_with('A') { "B" } else { "A" };
     s.replace_range(s.len().saturating_sub(1).., last);
+    ctx.register_secret(&s);
     s
 }
 
@@ -102,11 +98,11 @@ async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
         ),
         (
             "the code with a random state",
-            redirect.with(Some(&code), Some(&random_state(ctx))),
+            redirect.with(Some(&code), Some(&unminted_state(ctx))),
         ),
         (
             "the code with the state's last character changed",
-            redirect.with(Some(&code), Some(&altered(&state))),
+            redirect.with(Some(&code), Some(&altered(ctx, &state))),
         ),
     ];
     for (what, u) in cases.drain(..) {
@@ -124,7 +120,7 @@ async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
     let b_url = b.consent_url().await?;
     let b_form = alice.consent_form(b_url.url()).await?;
     let b_redirect = alice.decide_consent(&b_form, true).await?;
-    b.end_session().await;
+    b.end_session().await?;
     drop(b_pending);
     expect_refused(
         ctx,
@@ -203,8 +199,9 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
     let url = told.url_in(&reply)?;
     let form = alice.consent_form(url.url()).await?;
     let redirect = alice.decide_consent(&form, true).await?;
-    // The state lives 1 s from its minting; the callback comes after that.
-    let left = std::time::Duration::from_millis(1_200).saturating_sub(minted.elapsed());
+    // The state lives 1 s from its minting; the callback comes after that,
+    // with a second to spare for a clock that counts whole seconds.
+    let left = std::time::Duration::from_millis(2_200).saturating_sub(minted.elapsed());
     sleep(left).await;
     let page = alice.open_url(redirect.url()).await?;
     ctx.expect_status("the expired state is refused", page.status, 400)?;

@@ -405,7 +405,7 @@ impl Ctx {
             .tokens
             .iter()
             .filter(|(l, _)| l.as_str() != login)
-            .any(|(_, t)| contains_bytes(haystack, t.as_bytes()))
+            .any(|(_, t)| crate::secrets::contains_bytes(haystack, t.as_bytes()))
     }
 
     /// True when `haystack` holds `login`'s own fixture token.
@@ -413,7 +413,7 @@ impl Ctx {
         self.applied
             .tokens
             .get(login)
-            .is_some_and(|t| contains_bytes(haystack, t.as_bytes()))
+            .is_some_and(|t| crate::secrets::contains_bytes(haystack, t.as_bytes()))
     }
 
     /// True when `value` is exactly the `Authorization` an adapter sends for
@@ -460,13 +460,7 @@ impl Ctx {
             .get(login)
             .cloned()
             .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
-        let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
-        let (id, secret) = self.setup.mint_token_with_id(login, &name, &scopes).await?;
-        Ok(BotToken {
-            login: login.to_owned(),
-            id,
-            secret,
-        })
+        self.mint_token_with_id(login, &scopes).await
     }
 
     /// Deletes a token minted with [`mint_bot_token`](Self::mint_bot_token)
@@ -578,20 +572,10 @@ impl Ctx {
     /// The token of a 200 token answer (from [`token_request`](Self::token_request)),
     /// kept opaque; an answer without one is the Core's failure.
     pub fn consent_token_in(&self, answer: &Answer) -> Step<ConsentToken> {
-        let json = answer.json()?;
-        let secret = json
-            .get("access_token")
-            .and_then(|t| t.as_str())
+        let token = ConsentToken::from_json(&answer.json()?)
             .ok_or_else(|| Abort::failed("the token answer has no access_token"))?;
-        self.journal.secrets().register(secret);
-        Ok(ConsentToken {
-            secret: secret.to_owned(),
-            scope: json
-                .get("scope")
-                .and_then(|s| s.as_str())
-                .unwrap_or_default()
-                .to_owned(),
-        })
+        self.journal.secrets().register(&token.secret);
+        Ok(token)
     }
 
     /// A direct line to the native API holding a token a consent produced
@@ -605,8 +589,13 @@ impl Ctx {
     /// consenting (spec §9 compares the two). Its owner is `login`.
     pub async fn mint_human_token(&self, login: &str, scopes: &[&str]) -> Step<BotToken> {
         let scopes: Vec<String> = scopes.iter().map(|s| s.to_string()).collect();
+        self.mint_token_with_id(login, &scopes).await
+    }
+
+    /// A new named token of `login` with `scopes`, its id kept for deletion.
+    async fn mint_token_with_id(&self, login: &str, scopes: &[String]) -> Step<BotToken> {
         let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
-        let (id, secret) = self.setup.mint_token_with_id(login, &name, &scopes).await?;
+        let (id, secret) = self.setup.mint_token_with_id(login, &name, scopes).await?;
         Ok(BotToken {
             login: login.to_owned(),
             id,
@@ -619,37 +608,23 @@ impl Ctx {
     /// adapter log that does. Only the adapter's places: the Core's own
     /// storage and log are the Core's business (spec §9 binds the adapter),
     /// and the report is checked for every registered secret when written.
-    pub fn places_holding(&self, token: &ConsentToken) -> Vec<String> {
+    pub fn places_holding(&self, token: &ConsentToken) -> Step<Vec<String>> {
         let mut found = Vec::new();
         for bot in &self.bots {
             let Some(root) = bot.workdir() else { continue };
-            let mut dirs = vec![root.clone()];
-            while let Some(dir) = dirs.pop() {
-                let Ok(entries) = std::fs::read_dir(&dir) else {
-                    continue;
-                };
-                for entry in entries.flatten() {
-                    let path = entry.path();
-                    match entry.file_type() {
-                        Ok(t) if t.is_dir() => dirs.push(path),
-                        Ok(t)
-                            if t.is_file()
-                                && std::fs::read(&path).is_ok_and(|bytes| token.is_in(&bytes)) =>
-                        {
-                            let shown = path.strip_prefix(&self.dir).unwrap_or(&path);
-                            found.push(format!("file {}", shown.display()));
-                        }
-                        _ => {}
-                    }
+            let files = crate::secrets::files_under(&root)
+                .map_err(|e| Abort::errored(format!("reading the adapter's directory: {e}")))?;
+            for path in files {
+                if std::fs::read(&path).is_ok_and(|bytes| token.is_in(&bytes)) {
+                    let shown = path.strip_prefix(&self.dir).unwrap_or(&path);
+                    found.push(format!("file {}", shown.display()));
                 }
             }
-        }
-        for bot in &self.bots {
             if token.is_in(bot.adapter_log().as_bytes()) {
                 found.push(format!("the log of awg-mcp of {}", bot.login()));
             }
         }
-        found
+        Ok(found)
     }
 
     /// Records an observable result for the backend-parity check: a trial
@@ -757,10 +732,6 @@ fn reserve_port() -> Step<u16> {
         .local_addr()
         .map(|a| a.port())
         .map_err(|e| Abort::errored(format!("reserving a loopback port: {e}")))
-}
-
-fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
-    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 fn replace_bytes(haystack: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {

@@ -117,7 +117,7 @@ impl CapturedRequest {
 
     /// True when `needle` occurs in the request line, a header or the body.
     pub fn contains(&self, needle: &[u8]) -> bool {
-        let has = |hay: &[u8]| !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle);
+        let has = |hay: &[u8]| crate::secrets::contains_bytes(hay, needle);
         has(self.path_and_query.as_bytes())
             || self
                 .headers
@@ -334,14 +334,14 @@ impl Forward {
                     .expect("a valid 502"));
             }
         };
+        // What the Core really answered holds its secrets (a token), whatever
+        // the fault then puts in its place.
+        self.register_oauth(index, &body);
         let (status, body) = match fault {
             Fault::Pass | Fault::Redirect(_) | Fault::Respond(_) | Fault::ClampLimit(_) => {
                 (status, body)
             }
-            Fault::DropResponse => {
-                self.register_oauth(index, status, &body);
-                return Err(Dropped);
-            }
+            Fault::DropResponse => return Err(Dropped),
             Fault::MalformedJson => (status, Bytes::from_static(MALFORMED_JSON.as_bytes())),
             Fault::ReplaceBody(bytes) => (status, bytes),
             Fault::Status(code) => (code, body),
@@ -350,7 +350,6 @@ impl Forward {
                 (status, body)
             }
         };
-        self.register_oauth(index, status, &body);
         self.answered(index, status, &body);
         let mut builder = http::Response::builder().status(status);
         for (name, value) in headers.iter() {
@@ -389,7 +388,7 @@ impl Forward {
 
     /// On the OAuth token route, registers the answer's tokens as secrets
     /// before the answer goes on (whatever the fault does next).
-    fn register_oauth(&self, index: usize, _status: u16, body: &Bytes) {
+    fn register_oauth(&self, index: usize, body: &Bytes) {
         let Some(secrets) = &self.state.secrets else {
             return;
         };

@@ -229,6 +229,11 @@ pub fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// Whether `needle` (never empty) occurs in `haystack`.
+pub(crate) fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

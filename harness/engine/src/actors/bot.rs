@@ -355,10 +355,16 @@ impl Bot {
 
     /// Ends this MCP session (the client closes it; the adapter keeps
     /// running for other sessions).
-    pub async fn end_session(&self) {
+    pub async fn end_session(&self) -> Step<()> {
         if let Some(client) = self.inner.client.lock().await.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(5), client.cancel()).await;
+            // A session that does not end would let a check about an ended
+            // session run against a live one: that is the harness's error.
+            tokio::time::timeout(Duration::from_secs(5), client.cancel())
+                .await
+                .map_err(|_| Abort::errored("the MCP session did not end within 5 s"))?
+                .map_err(|e| Abort::errored(format!("ending the MCP session: {e}")))?;
         }
+        Ok(())
     }
 
     /// The adapter's public URL (consent mode).

@@ -169,27 +169,6 @@ impl ConsentUrl {
     pub fn challenge(&self) -> Option<String> {
         self.param("code_challenge")
     }
-
-    /// The same URL with query parameter `name` set to `value` (or removed
-    /// with `None`), every other parameter kept in order.
-    pub fn with_param(&self, name: &str, value: Option<&str>) -> url::Url {
-        let mut url = self.url.clone();
-        let pairs: Vec<(String, String)> = self
-            .url
-            .query_pairs()
-            .into_owned()
-            .filter(|(n, _)| n != name)
-            .collect();
-        {
-            let mut q = url.query_pairs_mut();
-            q.clear();
-            q.extend_pairs(pairs.iter());
-            if let Some(v) = value {
-                q.append_pair(name, v);
-            }
-        }
-        url
-    }
 }
 
 /// Where the Core's consent decision sent the browser: `redirect_uri`
@@ -297,15 +276,7 @@ impl TokenPost {
 
     /// `access_token` of a 200 answer, kept opaque.
     pub fn token(&self) -> Option<ConsentToken> {
-        let json = self.answer_json()?;
-        Some(ConsentToken {
-            secret: json.get("access_token")?.as_str()?.to_owned(),
-            scope: json
-                .get("scope")
-                .and_then(|s| s.as_str())
-                .unwrap_or_default()
-                .to_owned(),
-        })
+        ConsentToken::from_json(&self.answer_json()?)
     }
 }
 
@@ -318,6 +289,18 @@ pub struct ConsentToken {
 }
 
 impl ConsentToken {
+    /// The token of an RFC 6749 §5.1 answer (`access_token`, `scope`).
+    pub(crate) fn from_json(json: &serde_json::Value) -> Option<ConsentToken> {
+        Some(ConsentToken {
+            secret: json.get("access_token")?.as_str()?.to_owned(),
+            scope: json
+                .get("scope")
+                .and_then(|s| s.as_str())
+                .unwrap_or_default()
+                .to_owned(),
+        })
+    }
+
     /// The scopes of the answer, split on spaces (RFC 6749 §3.3).
     pub fn scopes(&self) -> Vec<String> {
         self.scope.split_whitespace().map(str::to_owned).collect()
@@ -325,8 +308,7 @@ impl ConsentToken {
 
     /// True when `haystack` holds the token.
     pub fn is_in(&self, haystack: &[u8]) -> bool {
-        let needle = self.secret.as_bytes();
-        !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+        crate::secrets::contains_bytes(haystack, self.secret.as_bytes())
     }
 }
 
