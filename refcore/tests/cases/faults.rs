@@ -201,9 +201,9 @@ mod with_faults {
         Ok(())
     }
 
-    /// A fresh Core with `fault` whose codes, tokens and `_csrf` live 3 s.
+    /// A fresh Core with `fault` whose codes live [`oauth::SHORT_TTL_SECS`].
     async fn faulty_short_lived(env: &Env, fault: &str) -> Result<(Env, World), String> {
-        crate::cases::oauth::short_lived(env, &[("CORE_FAULT", fault)]).await
+        oauth::short_lived(env, oauth::Shortened::Codes, &[("CORE_FAULT", fault)]).await
     }
 
     /// Fails unless the rule a probe checks is broken.
