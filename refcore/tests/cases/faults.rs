@@ -206,16 +206,32 @@ mod with_faults {
         oauth::short_lived(env, oauth::Shortened::Codes, &[("CORE_FAULT", fault)]).await
     }
 
-    /// Fails unless the rule a probe checks is broken.
-    fn broken(held: bool, fault: &str) -> TestResult {
-        check!(!held, "{fault}: the rule held, the fault is not observable");
-        Ok(())
+    /// Fails unless the probe found its rule broken for the reason this
+    /// fault gives (every one of `because`), so an unrelated failure (or a
+    /// probe that stopped early) cannot pass for the fault.
+    fn broken(finding: oauth::Finding, fault: &str, because: &[&str]) -> TestResult {
+        match finding {
+            Ok(()) => Err(format!(
+                "{fault}: the rule held, the fault is not observable"
+            )),
+            Err(why) => {
+                check!(
+                    because.iter().all(|b| why.contains(b)),
+                    "{fault}: the rule broke otherwise than expected ({because:?}): {why}"
+                );
+                Ok(())
+            }
+        }
     }
 
     /// `oauth-skips-pkce`: a wrong verifier is exchanged.
     pub async fn oauth_skips_pkce(env: Arc<Env>) -> TestResult {
         let (_core, w) = faulty(&env, "oauth-skips-pkce").await?;
-        broken(oauth::probe_pkce_checked(&w).await?, "oauth-skips-pkce")
+        broken(
+            oauth::probe_pkce_checked(&w).await?,
+            "oauth-skips-pkce",
+            &["another verifier"],
+        )
     }
 
     /// `oauth-code-reusable`: a code is exchanged twice.
@@ -224,15 +240,24 @@ mod with_faults {
         broken(
             oauth::probe_code_single_use(&w).await?,
             "oauth-code-reusable",
+            &["exchanged twice"],
         )
     }
 
-    /// `oauth-redirect-prefix-match`: an extended redirect URI passes.
+    /// `oauth-redirect-prefix-match`: an extended redirect URI passes at
+    /// authorize, and, seen on its own, at the token endpoint.
     pub async fn oauth_redirect_prefix_match(env: Arc<Env>) -> TestResult {
-        let (_core, w) = faulty(&env, "oauth-redirect-prefix-match").await?;
+        let fault = "oauth-redirect-prefix-match";
+        let (_core, w) = faulty(&env, fault).await?;
         broken(
-            oauth::probe_redirect_uri_exact(&w).await?,
-            "oauth-redirect-prefix-match",
+            oauth::probe_redirect_uri_exact_at_authorize(&w).await?,
+            fault,
+            &["authorize served a redirect_uri extending"],
+        )?;
+        broken(
+            oauth::probe_redirect_uri_exact_at_token(&w).await?,
+            fault,
+            &["exchanged with a redirect_uri extending"],
         )
     }
 
@@ -240,7 +265,11 @@ mod with_faults {
     /// plain challenge is exchanged with the challenge itself.
     pub async fn oauth_plain_accepted(env: Arc<Env>) -> TestResult {
         let (_core, w) = faulty(&env, "oauth-plain-accepted").await?;
-        broken(oauth::probe_only_s256(&w).await?, "oauth-plain-accepted")?;
+        broken(
+            oauth::probe_only_s256(&w).await?,
+            "oauth-plain-accepted",
+            &["code_challenge_method Some(\"plain\")"],
+        )?;
         let app = oauth_support::register(&w, &[&oauth_support::callback()]).await?;
         let secret = oauth_support::Pkce::new().verifier;
         let path = oauth_support::authorize_path(&[
@@ -263,6 +292,7 @@ mod with_faults {
         broken(
             oauth::probe_code_expires(&w).await?,
             "oauth-code-never-expires",
+            &["after it expired"],
         )
     }
 
@@ -272,6 +302,7 @@ mod with_faults {
         broken(
             oauth::probe_code_bound_to_client(&w).await?,
             "oauth-code-any-client",
+            &["another client's id"],
         )
     }
 
@@ -281,6 +312,7 @@ mod with_faults {
         broken(
             oauth::probe_consent_needs_csrf(&w).await?,
             "oauth-consent-skips-csrf",
+            &["with no _csrf", "redirect"],
         )
     }
 
@@ -290,6 +322,10 @@ mod with_faults {
         broken(
             oauth::probe_scopes_narrowed(&w).await?,
             "oauth-token-all-scopes",
+            &[
+                "carries \"read:repository write:issue\"",
+                "created an Issue",
+            ],
         )
     }
 
@@ -299,6 +335,7 @@ mod with_faults {
         broken(
             oauth::probe_login_redirect_is_local(&w).await?,
             "oauth-login-open-redirect",
+            &["carries redirect_to \"https://evil.test/\""],
         )
     }
 }

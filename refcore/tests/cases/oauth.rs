@@ -1,7 +1,9 @@
 //! Delegated consent (spec §9): refcore as an OAuth 2.0 authorization server
-//! with PKCE. The `probe_*` functions check one rule each and say whether it
-//! held; the clean trials expect every one to hold, and the faults build
-//! shows each `oauth-*` fault breaking its own (`cases::faults`).
+//! with PKCE. The `probe_*` functions check one rule each and return a
+//! [`Finding`]: held, or how it was broken; anything else that goes wrong is
+//! their own error. The clean trials expect every rule to hold, and the
+//! faults build shows each `oauth-*` fault breaking its own, for the reason
+//! that fault gives (`cases::faults`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +19,41 @@ use crate::support::oauth::{
     has_both_answers, is_error, location_param, register, request, token_for, token_request,
 };
 use crate::support::world::{Env, World};
+
+/// What a probe found: `Ok(())` when its rule held, else `Err(why)`, how
+/// the Core broke it. A probe's own `Err` (outside the finding) is a failure
+/// to probe at all: an unexpected answer, a missing form.
+pub type Finding = Result<(), String>;
+
+/// The finding of a token answer that must be `invalid_grant`: a token
+/// (200) is the rule broken, for `why`; any other answer is unexpected.
+fn refused_grant(resp: &Resp, why: &str) -> Result<Finding, String> {
+    if is_error(resp, "invalid_grant") {
+        Ok(Ok(()))
+    } else if resp.status == 200 {
+        Ok(Err(why.to_string()))
+    } else {
+        Err(format!(
+            "expected invalid_grant or a token, got {} {}",
+            resp.status, resp.text
+        ))
+    }
+}
+
+/// The finding of an authorize answer that must be the refusal page: the
+/// consent page (200) or a redirect is the rule broken, for `why`.
+fn refused_request(resp: &Resp, why: &str) -> Result<Finding, String> {
+    if is_refusal_page(resp) {
+        Ok(Ok(()))
+    } else if resp.status == 200 || resp.status == 303 {
+        Ok(Err(format!("{why} (answered {})", resp.status)))
+    } else {
+        Err(format!(
+            "expected the refusal page or the request served, got {}",
+            resp.status
+        ))
+    }
+}
 
 /// Whether a response is refcore's 400 page for a refused request: HTML,
 /// and above all no redirect anywhere.
@@ -264,7 +301,7 @@ pub async fn login_then_consent(env: Arc<Env>) -> TestResult {
 
 /// The login form's `redirect_to` is followed only to a local path; any
 /// other target sends the browser home, as a login without it does.
-pub async fn probe_login_redirect_is_local(w: &World) -> Result<bool, String> {
+pub async fn probe_login_redirect_is_local(w: &World) -> Result<Finding, String> {
     for target in [
         "https://evil.test/",
         "//evil.test/x",
@@ -280,7 +317,9 @@ pub async fn probe_login_redirect_is_local(w: &World) -> Result<bool, String> {
             .await?
             .expect(200, "login page")?;
         if input_value(&page.text, "redirect_to").is_some() {
-            return Ok(false);
+            return Ok(Err(format!(
+                "the login form carries redirect_to {target:?}"
+            )));
         }
         let csrf = input_value(&page.text, "_csrf").ok_or("no _csrf")?;
         let resp = b
@@ -295,20 +334,20 @@ pub async fn probe_login_redirect_is_local(w: &World) -> Result<bool, String> {
             )
             .await?
             .expect(303, "login")?;
-        if resp.header("location").as_deref() != Some("/") {
-            return Ok(false);
+        let location = resp.header("location");
+        if location.as_deref() != Some("/") {
+            return Ok(Err(format!(
+                "a login with redirect_to {target:?} went to {location:?}"
+            )));
         }
     }
-    Ok(true)
+    Ok(Ok(()))
 }
 
 /// The open-redirect guard of the login form, and a plain login unchanged.
 pub async fn login_redirect_guard(env: Arc<Env>) -> TestResult {
     let w = World::new(&env).await?;
-    check!(
-        probe_login_redirect_is_local(&w).await?,
-        "a non-local redirect_to was followed"
-    );
+    probe_login_redirect_is_local(&w).await??;
     let b = Browser::new(&w.base);
     let resp = b
         .login(&w.owner, &w.owner_password)
@@ -435,7 +474,7 @@ pub async fn redirect_uri_with_query(env: Arc<Env>) -> TestResult {
 
 /// A consent without a valid `_csrf` (missing, foreign, garbled) is 400 and
 /// issues nothing.
-pub async fn probe_consent_needs_csrf(w: &World) -> Result<bool, String> {
+pub async fn probe_consent_needs_csrf(w: &World) -> Result<Finding, String> {
     let app = register(w, &[&callback()]).await?;
     let path = request(&app, &Pkce::new(), "st", None);
     let page = w.browser.get(&path).await?.expect(200, "consent page")?;
@@ -445,7 +484,11 @@ pub async fn probe_consent_needs_csrf(w: &World) -> Result<bool, String> {
         let p = other.get("/user/login").await?;
         input_value(&p.text, "_csrf").ok_or("no foreign _csrf")?
     };
-    for csrf in [None, Some(foreign.as_str()), Some("1.00")] {
+    for (what, csrf) in [
+        ("no", None),
+        ("a foreign", Some(foreign.as_str())),
+        ("a garbled", Some("1.00")),
+    ] {
         let mut form: Vec<(&str, &str)> = fields
             .iter()
             .filter(|(n, _)| n != "_csrf")
@@ -456,20 +499,27 @@ pub async fn probe_consent_needs_csrf(w: &World) -> Result<bool, String> {
         }
         form.push(("granted", "true"));
         let resp = w.browser.post_form("/login/oauth/grant", &form).await?;
-        if resp.status != 400 || resp.header("location").is_some() {
-            return Ok(false);
+        // The Location would carry a code: it is not printed.
+        let redirected = resp.header("location").is_some();
+        if resp.status == 303 && redirected {
+            return Ok(Err(format!(
+                "a consent with {what} _csrf was answered with a redirect"
+            )));
+        }
+        if resp.status != 400 || redirected {
+            return Err(format!(
+                "a consent with {what} _csrf: expected 400 or a redirect, got {}",
+                resp.status
+            ));
         }
     }
-    Ok(true)
+    Ok(Ok(()))
 }
 
 /// The consent form's `_csrf` rule, and its request rechecked.
 pub async fn consent_csrf_and_recheck(env: Arc<Env>) -> TestResult {
     let w = World::new(&env).await?;
-    check!(
-        probe_consent_needs_csrf(&w).await?,
-        "a consent without a valid _csrf was accepted"
-    );
+    probe_consent_needs_csrf(&w).await??;
     // A consent form altered to another redirect URI is a 400 page.
     let app = register(&w, &[&callback()]).await?;
     let path = request(&app, &Pkce::new(), "st", None);
@@ -503,16 +553,16 @@ pub async fn consent_csrf_and_recheck(env: Arc<Env>) -> TestResult {
 }
 
 /// A wrong (well-formed) verifier is `invalid_grant`.
-pub async fn probe_pkce_checked(w: &World) -> Result<bool, String> {
+pub async fn probe_pkce_checked(w: &World) -> Result<Finding, String> {
     let app = register(w, &[&callback()]).await?;
     let pkce = Pkce::new();
     let code = code_for(&w.browser, &request(&app, &pkce, "st", None)).await?;
     let resp = exchange(w, &app, &code, &Pkce::new().verifier).await?;
-    Ok(is_error(&resp, "invalid_grant"))
+    refused_grant(&resp, "a code was exchanged with another verifier")
 }
 
 /// A second exchange of a code is `invalid_grant`.
-pub async fn probe_code_single_use(w: &World) -> Result<bool, String> {
+pub async fn probe_code_single_use(w: &World) -> Result<Finding, String> {
     let app = register(w, &[&callback()]).await?;
     let pkce = Pkce::new();
     let code = code_for(&w.browser, &request(&app, &pkce, "st", None)).await?;
@@ -520,32 +570,46 @@ pub async fn probe_code_single_use(w: &World) -> Result<bool, String> {
         .await?
         .expect(200, "first exchange")?;
     let resp = exchange(w, &app, &code, &pkce.verifier).await?;
-    Ok(is_error(&resp, "invalid_grant"))
+    refused_grant(&resp, "a code was exchanged twice")
 }
 
-/// A redirect URI that extends the registered one is refused at authorize,
-/// and at the token endpoint a code is bound to its exact URI.
-pub async fn probe_redirect_uri_exact(w: &World) -> Result<bool, String> {
-    let app = register(w, &[&callback()]).await?;
-    let pkce = Pkce::new();
-    let extended = App {
+/// `app` with its redirect URI extended by a path segment.
+fn extended(app: &App) -> App {
+    App {
         redirect_uri: format!("{}/more", app.redirect_uri),
         ..app.clone()
-    };
+    }
+}
+
+/// A redirect URI that extends the registered one is refused at authorize.
+pub async fn probe_redirect_uri_exact_at_authorize(w: &World) -> Result<Finding, String> {
+    let app = register(w, &[&callback()]).await?;
     let resp = w
         .browser
-        .get(&request(&extended, &pkce, "st", None))
+        .get(&request(&extended(&app), &Pkce::new(), "st", None))
         .await?;
-    if !is_refusal_page(&resp) {
-        return Ok(false);
-    }
+    refused_request(
+        &resp,
+        "authorize served a redirect_uri extending the registered one",
+    )
+}
+
+/// At the token endpoint a code is bound to its request's exact URI: a code
+/// minted for the registered URI does not redeem with it extended (the
+/// authorize page is not involved, so this sees the token side alone).
+pub async fn probe_redirect_uri_exact_at_token(w: &World) -> Result<Finding, String> {
+    let app = register(w, &[&callback()]).await?;
+    let pkce = Pkce::new();
     let code = code_for(&w.browser, &request(&app, &pkce, "st", None)).await?;
-    let resp = exchange(w, &extended, &code, &pkce.verifier).await?;
-    Ok(is_error(&resp, "invalid_grant"))
+    let resp = exchange(w, &extended(&app), &code, &pkce.verifier).await?;
+    refused_grant(
+        &resp,
+        "a code was exchanged with a redirect_uri extending its own",
+    )
 }
 
 /// `code_challenge_method=plain`, or none, is refused at authorize.
-pub async fn probe_only_s256(w: &World) -> Result<bool, String> {
+pub async fn probe_only_s256(w: &World) -> Result<Finding, String> {
     let app = register(w, &[&callback()]).await?;
     let pkce = Pkce::new();
     for method in [Some("plain"), None] {
@@ -557,25 +621,27 @@ pub async fn probe_only_s256(w: &World) -> Result<bool, String> {
             ("code_challenge", Some(&pkce.verifier)),
             ("code_challenge_method", method),
         ]);
-        if !is_refusal_page(&w.browser.get(&path).await?) {
-            return Ok(false);
+        let resp = w.browser.get(&path).await?;
+        let why = format!("authorize served code_challenge_method {method:?}");
+        if let Err(why) = refused_request(&resp, &why)? {
+            return Ok(Err(why));
         }
     }
-    Ok(true)
+    Ok(Ok(()))
 }
 
 /// A code exchanged under another registered client's id is `invalid_grant`.
-pub async fn probe_code_bound_to_client(w: &World) -> Result<bool, String> {
+pub async fn probe_code_bound_to_client(w: &World) -> Result<Finding, String> {
     let app = register(w, &[&callback()]).await?;
     let thief = register(w, &[&app.redirect_uri]).await?;
     let pkce = Pkce::new();
     let code = code_for(&w.browser, &request(&app, &pkce, "st", None)).await?;
     let resp = exchange(w, &thief, &code, &pkce.verifier).await?;
-    Ok(is_error(&resp, "invalid_grant"))
+    refused_grant(&resp, "a code was exchanged under another client's id")
 }
 
 /// A token asked for `read:repository` only reads: creating an Issue is 403.
-pub async fn probe_scopes_narrowed(w: &World) -> Result<bool, String> {
+pub async fn probe_scopes_narrowed(w: &World) -> Result<Finding, String> {
     let (_, resp) = token_for(w, Some("read:repository")).await?;
     let token = resp.expect(200, "exchange")?.json();
     let human = Auth::Token(
@@ -596,30 +662,35 @@ pub async fn probe_scopes_narrowed(w: &World) -> Result<bool, String> {
             &json!({"title": "t"}),
         )
         .await?;
-    Ok(token["scope"] == "read:repository" && resp.status == 403)
+    let mut broken = Vec::new();
+    if token["scope"] != "read:repository" {
+        broken.push(format!(
+            "a token asked for read:repository carries {}",
+            token["scope"]
+        ));
+    }
+    match resp.status {
+        403 => {}
+        201 => broken.push("a read:repository token created an Issue".to_string()),
+        other => return Err(format!("create_issue: expected 403 or 201, got {other}")),
+    }
+    if broken.is_empty() {
+        Ok(Ok(()))
+    } else {
+        Ok(Err(broken.join("; ")))
+    }
 }
 
 /// The token endpoint's rules: PKCE, single use, exact redirect URI, own
 /// client, and the shapes of its refusals.
 pub async fn token_endpoint_rules(env: Arc<Env>) -> TestResult {
     let w = World::new(&env).await?;
-    check!(
-        probe_pkce_checked(&w).await?,
-        "a wrong verifier was accepted"
-    );
-    check!(probe_code_single_use(&w).await?, "a code was used twice");
-    check!(
-        probe_redirect_uri_exact(&w).await?,
-        "a prefix redirect_uri passed"
-    );
-    check!(
-        probe_only_s256(&w).await?,
-        "a method other than S256 passed"
-    );
-    check!(
-        probe_code_bound_to_client(&w).await?,
-        "a code passed for another client"
-    );
+    probe_pkce_checked(&w).await??;
+    probe_code_single_use(&w).await??;
+    probe_redirect_uri_exact_at_authorize(&w).await??;
+    probe_redirect_uri_exact_at_token(&w).await??;
+    probe_only_s256(&w).await??;
+    probe_code_bound_to_client(&w).await??;
     let app = register(&w, &[&callback(), &callback()]).await?;
     let pkce = Pkce::new();
     // Bound to the exact URI of its request, even another registered one.
@@ -727,10 +798,7 @@ pub async fn token_endpoint_rules(env: Arc<Env>) -> TestResult {
 /// Scopes: the requested ones refcore offers; absent means both.
 pub async fn scopes(env: Arc<Env>) -> TestResult {
     let w = World::new(&env).await?;
-    check!(
-        probe_scopes_narrowed(&w).await?,
-        "a read:repository token wrote"
-    );
+    probe_scopes_narrowed(&w).await??;
     for (asked, granted) in [
         (None, "read:repository write:issue"),
         (Some(""), "read:repository write:issue"),
@@ -818,13 +886,13 @@ pub async fn outlive_short_ttl() {
 }
 
 /// An expired code is `invalid_grant` (on a [`Shortened::Codes`] stack).
-pub async fn probe_code_expires(w: &World) -> Result<bool, String> {
+pub async fn probe_code_expires(w: &World) -> Result<Finding, String> {
     let app = register(w, &[&callback()]).await?;
     let pkce = Pkce::new();
     let code = code_for(&w.browser, &request(&app, &pkce, "st", None)).await?;
     outlive_short_ttl().await;
     let resp = exchange(w, &app, &code, &pkce.verifier).await?;
-    Ok(is_error(&resp, "invalid_grant"))
+    refused_grant(&resp, "a code was exchanged after it expired")
 }
 
 /// An issued token stops authenticating after `expires_in` (on a
@@ -859,10 +927,7 @@ async fn token_expires(w: &World) -> TestResult {
 pub async fn expiry(env: Arc<Env>) -> TestResult {
     let codes = async {
         let (_stack, w) = short_lived(&env, Shortened::Codes, &[]).await?;
-        check!(
-            probe_code_expires(&w).await?,
-            "an expired code was exchanged"
-        );
+        probe_code_expires(&w).await??;
         TestResult::Ok(())
     };
     let tokens = async {
