@@ -4,6 +4,10 @@
 use crate::error::AppError;
 use crate::faults::fault;
 
+/// Longest `redirect_to` the login form follows, in bytes: the longest
+/// authorize path and query refcore serves, the way back it exists for.
+pub const MAX_REDIRECT_TO_BYTES: usize = crate::domain::oauth::MAX_AUTHORIZE_PATH_BYTES;
+
 /// Largest Issue body, in bytes (spec §3).
 pub const MAX_BODY_BYTES: usize = 262_144;
 /// Largest Issue title, in characters (spec §3).
@@ -127,6 +131,22 @@ pub fn new_repo_name(value: &str) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Whether `target` is a local path the login form may send a browser on to
+/// after signing in: one leading `/`, never `//` or a backslash (browsers
+/// read both as another host), only printable ASCII as a URL on the wire is
+/// (no space or control character: browsers drop tabs and newlines, which
+/// could make `/\t/host` into `//host`), at most [`MAX_REDIRECT_TO_BYTES`].
+pub fn is_local_redirect(target: &str) -> bool {
+    if fault!(OauthLoginOpenRedirect) {
+        return !target.is_empty();
+    }
+    target.len() <= MAX_REDIRECT_TO_BYTES
+        && target.starts_with('/')
+        && !target.starts_with("//")
+        && !target.contains('\\')
+        && target.bytes().all(|b| b.is_ascii_graphic())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,5 +182,50 @@ mod tests {
         assert!(new_login("a/b").is_err());
         assert!(new_repo_name("lab.v2").is_ok());
         assert!(new_repo_name("..").is_err());
+    }
+
+    #[test]
+    fn only_local_paths_are_followed_after_login() {
+        assert!(is_local_redirect(
+            "/login/oauth/authorize?client_id=x&state=y"
+        ));
+        assert!(is_local_redirect("/"));
+        for bad in [
+            "",
+            "//evil.test/x",
+            "/\\evil.test",
+            "https://evil.test/",
+            "/\t/evil.test",
+            "/\n/evil.test",
+            "evil",
+            " /x",
+            "/a b",
+            "/caf\u{e9}",
+            "/\u{7f}",
+        ] {
+            assert!(!is_local_redirect(bad), "{bad:?}");
+        }
+    }
+
+    /// The longest authorize request refcore serves, percent-encoded at
+    /// worst, still comes back after signing in; one byte more does not.
+    #[test]
+    fn the_longest_authorize_path_is_a_way_back() {
+        use crate::domain::oauth::{AUTHORIZE_PATH, MAX_CLIENT_ID_BYTES, MAX_URI_BYTES};
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        query
+            .append_pair("response_type", "code")
+            .append_pair("client_id", &"\u{e9}".repeat(MAX_CLIENT_ID_BYTES / 2))
+            .append_pair("redirect_uri", &"!".repeat(MAX_URI_BYTES))
+            .append_pair("state", &"\u{e9}".repeat(MAX_URI_BYTES / 2))
+            .append_pair("code_challenge", &"~".repeat(128))
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("scope", "read:repository write:issue");
+        let path = format!("{AUTHORIZE_PATH}?{}", query.finish());
+        assert!(path.len() > 4 * MAX_URI_BYTES, "{}", path.len());
+        assert!(is_local_redirect(&path));
+        let longest = format!("/{}", "a".repeat(MAX_REDIRECT_TO_BYTES - 1));
+        assert!(is_local_redirect(&longest));
+        assert!(!is_local_redirect(&format!("{longest}a")));
     }
 }

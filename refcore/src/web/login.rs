@@ -9,7 +9,7 @@ use super::html::{self, escape, hidden};
 use super::session::{self, Session};
 use crate::auth::secrets;
 use crate::db;
-use crate::domain::oauth;
+use crate::domain::validate;
 use crate::error::{AppError, PageError};
 use crate::extract::{FormBody, Params};
 use crate::faults::fault;
@@ -37,10 +37,10 @@ fn login_form(csrf: &str, message: Option<&str>, redirect_to: Option<&str>) -> S
 }
 
 /// Where a successful login sends the browser: `redirect_to` when it is a
-/// local path (the open-redirect guard of [`oauth::is_local_redirect`]),
+/// local path (the open-redirect guard of [`validate::is_local_redirect`]),
 /// else `/`. A target that fails the guard is dropped, not refused.
 fn local_target(redirect_to: Option<&str>) -> Option<&str> {
-    redirect_to.filter(|to| oauth::is_local_redirect(to))
+    redirect_to.filter(|to| validate::is_local_redirect(to))
 }
 
 /// `GET /user/login[?redirect_to=/local/path]`: makes sure an (anonymous)
@@ -95,7 +95,7 @@ pub async fn login_submit(
     let login = form.get("user_name")?.unwrap_or("");
     let password = form.get("password")?.unwrap_or("");
     let redirect_to = local_target(form.get("redirect_to")?);
-    let user = if crate::domain::validate::is_name(login) {
+    let user = if validate::is_name(login) {
         let mut conn = state.db.conn().await?;
         db::users::by_login(&mut conn, login).await?
     } else {

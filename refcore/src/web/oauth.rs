@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use super::html::{self, escape, hidden};
 use super::login::csrf_header;
 use super::session::Session;
-use crate::domain::oauth::RawRequest;
+use crate::domain::oauth::{self as rules, RawRequest};
 use crate::error::{AppError, PageError};
 use crate::extract::{FormBody, Params};
 use crate::faults::fault;
@@ -18,7 +18,7 @@ use crate::service::oauth::{self, Authorization};
 use crate::state::AppState;
 
 /// The authorize page's path.
-pub const AUTHORIZE_PATH: &str = "/login/oauth/authorize";
+pub const AUTHORIZE_PATH: &str = crate::domain::oauth::AUTHORIZE_PATH;
 
 /// The consent form's action.
 pub const GRANT_PATH: &str = "/login/oauth/grant";
@@ -46,7 +46,8 @@ fn see_other(location: String) -> Response {
 }
 
 /// `GET /login/oauth/authorize?response_type=code&client_id&redirect_uri&state&code_challenge&code_challenge_method=S256&scope`:
-/// checks the request first (400 page); then, without a signed-in session,
+/// checks the request first (400 page; a query longer than
+/// [`rules::MAX_AUTHORIZE_QUERY_BYTES`] too); then, without a signed-in session,
 /// 303 to the login page, which comes back here after signing in; with one,
 /// the consent page.
 pub async fn authorize_show(
@@ -54,6 +55,11 @@ pub async fn authorize_show(
     session: Session,
     RawQuery(query): RawQuery,
 ) -> Result<Response, PageError> {
+    // Longer than any request refcore reads: refused so the way back after
+    // signing in (the login form's `redirect_to`) always fits.
+    if !rules::query_within_bounds(query.as_deref().unwrap_or("")) {
+        return Err(AppError::bad_request("the request is too long").into());
+    }
     let params = Params::from_query(query.as_deref())?;
     let authz = oauth::authorize(&state.db, &raw_request(&params, true)?).await?;
     let Some(user) = &session.user else {

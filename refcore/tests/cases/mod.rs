@@ -63,6 +63,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(oauth::authorize_refusals),
         trial!(oauth::login_then_consent),
         trial!(oauth::login_redirect_guard),
+        trial!(oauth::longest_request_comes_back),
         trial!(oauth::full_flow),
         trial!(oauth::deny),
         trial!(oauth::redirect_uri_with_query),

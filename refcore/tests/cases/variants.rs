@@ -334,24 +334,19 @@ mod with_faults {
             login.starts_with(&format!("{}/user/login?", w.base)),
             "login detour {login}"
         );
-        let page = b
-            .get(login.trim_start_matches(w.base.as_str()))
-            .await?
-            .expect(200, "login page")?;
-        let csrf = input_value(&page.text, "_csrf").ok_or("no _csrf")?;
-        let back = input_value(&page.text, "redirect_to").ok_or("no redirect_to")?;
-        let resp = b
-            .post_form(
-                "/user/login",
-                &[
-                    ("_csrf", &csrf),
-                    ("user_name", &w.owner),
-                    ("password", &w.owner_password),
-                    ("redirect_to", &back),
-                ],
+        let (page, resp) = b
+            .login_via(
+                login.trim_start_matches(w.base.as_str()),
+                &w.owner,
+                &w.owner_password,
+                None,
             )
-            .await?
-            .expect(303, "login")?;
+            .await?;
+        check!(
+            input_value(&page.text, "redirect_to").is_some(),
+            "no redirect_to"
+        );
+        let resp = resp.expect(303, "login")?;
         check!(
             resp.header("location") == Some(format!("{}{path}", w.base)),
             "way back {:?}",

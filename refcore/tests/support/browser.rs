@@ -108,17 +108,34 @@ impl Browser {
 
     /// Loads the login page and signs in; returns the login POST response.
     pub async fn login(&self, user: &str, password: &str) -> Result<Resp, String> {
-        let page = self.get("/user/login").await?.expect(200, "login page")?;
+        let (_, resp) = self.login_via("/user/login", user, password, None).await?;
+        Ok(resp)
+    }
+
+    /// Loads the login page at `login_path` (e.g. `/user/login?redirect_to=…`,
+    /// the authorize page's detour) and signs in, posting the `redirect_to`
+    /// its form carries, or `redirect_to` instead when given (a value the
+    /// form may have dropped). Returns the login page and the POST's answer.
+    pub async fn login_via(
+        &self,
+        login_path: &str,
+        user: &str,
+        password: &str,
+        redirect_to: Option<&str>,
+    ) -> Result<(Resp, Resp), String> {
+        let page = self.get(login_path).await?.expect(200, "login page")?;
         let csrf = input_value(&page.text, "_csrf").ok_or("login page has no _csrf")?;
-        self.post_form(
-            "/user/login",
-            &[
-                ("_csrf", &csrf),
-                ("user_name", user),
-                ("password", password),
-            ],
-        )
-        .await
+        let carried = input_value(&page.text, "redirect_to");
+        let mut form = vec![
+            ("_csrf", csrf.as_str()),
+            ("user_name", user),
+            ("password", password),
+        ];
+        if let Some(to) = redirect_to.or(carried.as_deref()) {
+            form.push(("redirect_to", to));
+        }
+        let resp = self.post_form("/user/login", &form).await?;
+        Ok((page, resp))
     }
 
     /// Loads `path` and returns it with the `_csrf` of its first form.
