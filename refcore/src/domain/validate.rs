@@ -62,6 +62,16 @@ pub fn grant_text(field: &str, value: &str) -> Result<(), AppError> {
     Ok(())
 }
 
+/// A token's or an OAuth application's name: 1–255 characters, not only
+/// whitespace, no NUL.
+pub fn name_label(value: &str) -> Result<(), AppError> {
+    no_nul("name", value)?;
+    if value.trim().is_empty() || value.chars().count() > 255 {
+        return Err(AppError::invalid("name must be 1-255 characters"));
+    }
+    Ok(())
+}
+
 /// Whether `value` is a canonical lowercase UUIDv4 (version 4, RFC 4122
 /// variant), the only request-key form the contract accepts.
 pub fn is_request_key(value: &str) -> bool {
@@ -182,6 +192,12 @@ mod tests {
         assert!(new_login("a/b").is_err());
         assert!(new_repo_name("lab.v2").is_ok());
         assert!(new_repo_name("..").is_err());
+        assert!(name_label("awg-mcp").is_ok());
+        assert!(name_label(&"é".repeat(255)).is_ok());
+        assert!(name_label(&"é".repeat(256)).is_err());
+        assert!(name_label(" \t").is_err());
+        assert!(name_label("").is_err());
+        assert!(name_label("a\0").is_err());
     }
 
     #[test]

@@ -24,10 +24,7 @@ pub async fn register(
     name: &str,
     redirect_uris: &[String],
 ) -> Result<AppRow, AppError> {
-    validate::no_nul("name", name)?;
-    if name.trim().is_empty() || name.chars().count() > 255 {
-        return Err(AppError::invalid("name must be 1-255 characters"));
-    }
+    validate::name_label(name)?;
     if redirect_uris.is_empty() || redirect_uris.len() > MAX_REDIRECT_URIS {
         return Err(AppError::invalid("redirect_uris must hold 1-10 URIs"));
     }
@@ -210,17 +207,12 @@ pub async fn exchange(
         return Err(invalid_grant());
     }
     let scopes = oauth::token_scopes(Scopes::from_stored(&code.scopes));
-    let secret = secrets::new_token();
-    db::users::insert_token(
+    let (_, secret) = super::setup::insert_token(
         &mut tx,
         code.user_id,
-        &db::users::NewToken {
-            name: &format!("oauth2:{}:{}", app.client_id, secrets::random_hex(8)),
-            token_hash: &secrets::sha256_hex(&secret),
-            scopes: &scopes.stored(),
-            now: &db::now(),
-            expires_at: Some(now + token_ttl.as_secs() as i64),
-        },
+        &format!("oauth2:{}:{}", app.client_id, secrets::random_hex(8)),
+        &scopes,
+        Some(now + token_ttl.as_secs() as i64),
     )
     .await?;
     tx.commit().await?;

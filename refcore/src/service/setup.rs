@@ -126,10 +126,7 @@ pub async fn mint_token(
     name: &str,
     scopes: &[String],
 ) -> Result<MintedToken, AppError> {
-    validate::no_nul("name", name)?;
-    if name.trim().is_empty() || name.chars().count() > 255 {
-        return Err(AppError::invalid("name must be 1-255 characters"));
-    }
+    validate::name_label(name)?;
     if scopes.is_empty() {
         return Err(AppError::invalid("at least one scope is required"));
     }
@@ -139,22 +136,10 @@ pub async fn mint_token(
             bad.chars().take(64).collect::<String>()
         ))
     })?;
-    let secret = secrets::new_token();
     let mut tx = db.begin_write().await?;
-    let inserted = db::users::insert_token(
-        &mut tx,
-        user.id,
-        &db::users::NewToken {
-            name,
-            token_hash: &secrets::sha256_hex(&secret),
-            scopes: &scopes.stored(),
-            now: &db::now(),
-            expires_at: None,
-        },
-    )
-    .await;
-    let id = match inserted {
-        Ok(id) => id,
+    let inserted = insert_token(&mut tx, user.id, name, &scopes, None).await;
+    let (id, secret) = match inserted {
+        Ok(minted) => minted,
         Err(err) if db::is_unique_violation(&err) => {
             return Err(AppError::invalid("access token name has been used already"));
         }
@@ -168,6 +153,32 @@ pub async fn mint_token(
         sha1: secret,
         scopes: scopes.names(),
     })
+}
+
+/// Inserts a new token of `user_id` (only its SHA-256 is stored) in the
+/// caller's transaction; returns its id and its secret. Every token is
+/// minted here: on the setup surface and by an OAuth exchange.
+pub async fn insert_token(
+    conn: &mut sqlx::AnyConnection,
+    user_id: i64,
+    name: &str,
+    scopes: &Scopes,
+    expires_at: Option<i64>,
+) -> Result<(i64, String), sqlx::Error> {
+    let secret = secrets::new_token();
+    let id = db::users::insert_token(
+        conn,
+        user_id,
+        &db::users::NewToken {
+            name,
+            token_hash: &secrets::sha256_hex(&secret),
+            scopes: &scopes.stored(),
+            now: &db::now(),
+            expires_at,
+        },
+    )
+    .await?;
+    Ok((id, secret))
 }
 
 /// Deletes one of `user`'s tokens; 404 if it has no such token.
