@@ -109,12 +109,8 @@ async fn by_token(token: &str, login: Option<&str>, state: &AppState) -> Result<
         return Err(unauthorized());
     }
     let mut conn = state.db.conn().await?;
-    let found = db::users::token_by_hash(
-        &mut conn,
-        &secrets::sha256_hex(token),
-        crate::web::csrf::unix_now(),
-    )
-    .await?;
+    let found =
+        db::users::token_by_hash(&mut conn, &secrets::sha256_hex(token), db::unix_now()).await?;
     let (token, user) = found.ok_or_else(unauthorized)?;
     if let Some(login) = login
         && !login.eq_ignore_ascii_case(&user.login)

@@ -15,4 +15,4 @@ pub mod sessions;
 pub mod submissions;
 pub mod users;
 
-pub use pool::{Db, is_unique_violation, now};
+pub use pool::{Db, is_unique_violation, now, unix_now};

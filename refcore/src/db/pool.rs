@@ -30,6 +30,15 @@ pub fn now() -> String {
         .unwrap_or_default()
 }
 
+/// Seconds since the Unix epoch: the clock of every expiry (sessions,
+/// `_csrf`, OAuth codes and tokens), stored and compared as integers.
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
 /// Whether a database error is a UNIQUE constraint violation.
 pub fn is_unique_violation(err: &sqlx::Error) -> bool {
     matches!(err, sqlx::Error::Database(db) if db.is_unique_violation())

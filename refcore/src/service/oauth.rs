@@ -12,7 +12,6 @@ use crate::domain::scopes::Scopes;
 use crate::domain::validate;
 use crate::error::AppError;
 use crate::faults::fault;
-use crate::web::csrf::unix_now;
 
 /// Most redirect URIs one application may register.
 const MAX_REDIRECT_URIS: usize = 10;
@@ -94,7 +93,7 @@ pub async fn grant(
     ttl: Duration,
 ) -> Result<String, AppError> {
     let code = secrets::random_hex(32);
-    let now = unix_now();
+    let now = db::unix_now();
     let request = &authz.request;
     let mut tx = db.begin_write().await?;
     // Minting is rarer than reading: a good moment to drop dead codes.
@@ -186,7 +185,7 @@ pub async fn exchange(
     let app = db::oauth::app_by_id(&mut tx, code.app_id)
         .await?
         .ok_or_else(|| AppError::Internal("a code's application vanished".into()))?;
-    let now = unix_now();
+    let now = db::unix_now();
     let redeems = oauth::redeems(
         &StoredCode {
             client_id: &app.client_id,

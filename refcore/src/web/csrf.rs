@@ -2,7 +2,7 @@
 //! and the issue time, keyed with `CORE_SECRET_KEY`. A token is valid only
 //! for the session it was issued to and for `CORE_CSRF_TTL_SECS` seconds.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -10,14 +10,6 @@ use sha2::Sha256;
 use crate::faults::fault;
 
 type HmacSha256 = Hmac<Sha256>;
-
-/// Seconds since the Unix epoch.
-pub fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
 
 fn mac(key: &[u8], session_id: &str, issued: i64) -> HmacSha256 {
     // HMAC accepts keys of any length; this cannot fail.

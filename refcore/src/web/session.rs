@@ -62,7 +62,7 @@ impl FromRequestParts<AppState> for Session {
         };
         let mut conn = state.db.conn().await?;
         let found =
-            db::sessions::find(&mut conn, &secrets::sha256_hex(&id), csrf::unix_now()).await?;
+            db::sessions::find(&mut conn, &secrets::sha256_hex(&id), db::unix_now()).await?;
         let Some(user_id) = found else {
             return Ok(Session {
                 id: None,
@@ -104,7 +104,7 @@ impl Session {
     /// A fresh `_csrf` token for this session (empty without a session).
     pub fn csrf(&self, state: &AppState) -> String {
         match &self.id {
-            Some(id) => csrf::issue(&state.secret_key, id, csrf::unix_now()),
+            Some(id) => csrf::issue(&state.secret_key, id, db::unix_now()),
             None => String::new(),
         }
     }
@@ -126,7 +126,7 @@ impl Session {
                 &state.secret_key,
                 id,
                 &token,
-                csrf::unix_now(),
+                db::unix_now(),
                 if fault!(CsrfTtlIgnored) {
                     std::time::Duration::from_secs(u32::MAX.into())
                 } else {
@@ -155,13 +155,13 @@ pub async fn create(state: &AppState, user_id: Option<i64>) -> Result<(String, S
     let id = secrets::random_hex(32);
     let mut conn = state.db.conn().await?;
     // Creation is rare (login page, login): a good moment to drop the dead.
-    db::sessions::purge_expired(&mut conn, csrf::unix_now()).await?;
+    db::sessions::purge_expired(&mut conn, db::unix_now()).await?;
     db::sessions::insert(
         &mut conn,
         &secrets::sha256_hex(&id),
         user_id,
         &db::now(),
-        csrf::unix_now() + SESSION_SECS,
+        db::unix_now() + SESSION_SECS,
     )
     .await?;
     let cookie = set_cookie(state, &id, None);
