@@ -21,6 +21,7 @@ Not part of CI.
 import argparse
 import html.parser
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -38,12 +39,13 @@ def say(text: str) -> None:
     print(f"[demo] {text}", flush=True)
 
 
-def mask(url: str) -> str:
-    """The URL with every secret query value replaced by `***`."""
-    parts = urllib.parse.urlsplit(url)
-    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-    shown = [(k, "***" if k in SECRET_PARAMS else v) for k, v in query]
-    return urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(shown, safe=":/*")))
+SECRET_VALUE = re.compile(r"\b(" + "|".join(SECRET_PARAMS) + r")=[^&\s\"']*")
+
+
+def mask(text: str) -> str:
+    """The text (a URL, or a line quoting one) with every secret query value
+    replaced by `***`, wherever it appears, percent-encoded or not."""
+    return SECRET_VALUE.sub(r"\1=***", text)
 
 
 class Forms(html.parser.HTMLParser):
@@ -115,20 +117,27 @@ def run_client(mcp_url: str, elicit: bool, core: str, login: str, password: str)
     say(f"client: consent_client.py {mcp_url}{' --elicit' if elicit else ''}")
     client = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     ok = False
-    for line in client.stdout:
-        tag, _, rest = line.strip().partition(" ")
-        if tag == "AUTHORIZE_URL":
-            say(f"client printed AUTHORIZE_URL {mask(rest)}")
-            play_browser(rest, core, login, password)
-            if not elicit:
-                client.stdin.write("\n")
-                client.stdin.flush()
-        elif tag == "RESULT":
-            say(f"client RESULT {rest}")
-            ok = '"full_name": "alice/lab"' in rest
-        else:
-            say(f"client: {line.rstrip()}")
-    rc = client.wait(timeout=60)
+    try:
+        for line in client.stdout:
+            tag, _, rest = line.strip().partition(" ")
+            if tag == "AUTHORIZE_URL":
+                say(f"client printed AUTHORIZE_URL {mask(rest)}")
+                play_browser(rest, core, login, password)
+                if not elicit:
+                    client.stdin.write("\n")
+                    client.stdin.flush()
+            elif tag == "RESULT":
+                # An error's message may quote the authorize URL: masked too.
+                say(f"client RESULT {mask(rest)}")
+                ok = '"full_name": "alice/lab"' in rest
+            else:
+                say(f"client: {mask(line.rstrip())}")
+        rc = client.wait(timeout=60)
+    finally:
+        # A failed browser step must not leave the client waiting on stdin.
+        if client.poll() is None:
+            client.kill()
+            client.wait()
     say(f"client exit status {rc}")
     return ok and rc == 0
 
