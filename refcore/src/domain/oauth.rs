@@ -275,8 +275,9 @@ pub struct StoredCode<'a> {
     pub expires_at: i64,
 }
 
-/// What a token request presents with a code.
-#[derive(Debug, Clone, Copy)]
+/// What a token request presents with a code. Its `Debug` hides the
+/// verifier, a secret.
+#[derive(Clone, Copy)]
 pub struct Redemption<'a> {
     /// `client_id`.
     pub client_id: &'a str,
@@ -284,6 +285,16 @@ pub struct Redemption<'a> {
     pub redirect_uri: &'a str,
     /// `code_verifier`.
     pub code_verifier: &'a str,
+}
+
+impl std::fmt::Debug for Redemption<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redemption")
+            .field("client_id", &self.client_id)
+            .field("redirect_uri", &self.redirect_uri)
+            .field("code_verifier", &"<hidden>")
+            .finish()
+    }
 }
 
 /// The latest `expires_at` that is dead at `now`: a code is expired from
@@ -467,6 +478,7 @@ mod tests {
             redirect_uri: "http://h/cb",
             code_verifier: VERIFIER,
         };
+        assert!(!format!("{good:?}").contains(VERIFIER));
         assert!(redeems(&code, &good, 99));
         assert!(!redeems(&code, &good, 100));
         assert!(!redeems(

@@ -129,7 +129,8 @@ pub fn deny(authz: &Authorization) -> String {
 }
 
 /// A token request of the authorization-code grant, its members present.
-#[derive(Debug, Clone, Copy)]
+/// No `Debug`: the code and the verifier are secrets.
+#[derive(Clone, Copy)]
 pub struct TokenRequest<'a> {
     /// `code`.
     pub code: &'a str,
@@ -141,8 +142,9 @@ pub struct TokenRequest<'a> {
     pub code_verifier: &'a str,
 }
 
-/// An issued access token: the secret appears only here.
-#[derive(Debug, serde::Serialize)]
+/// An issued access token: the secret appears only here (and never in its
+/// `Debug`).
+#[derive(serde::Serialize)]
 pub struct IssuedToken {
     /// The secret, used like any other token of its user.
     pub access_token: String,
@@ -152,6 +154,17 @@ pub struct IssuedToken {
     pub expires_in: u64,
     /// Its scopes, space-separated.
     pub scope: String,
+}
+
+impl std::fmt::Debug for IssuedToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IssuedToken")
+            .field("access_token", &"<hidden>")
+            .field("token_type", &self.token_type)
+            .field("expires_in", &self.expires_in)
+            .field("scope", &self.scope)
+            .finish()
+    }
 }
 
 fn invalid_grant() -> AppError {
@@ -221,4 +234,22 @@ pub async fn exchange(
         expires_in: token_ttl.as_secs(),
         scope: scopes.names().join(" "),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IssuedToken;
+
+    #[test]
+    fn debug_hides_the_token() {
+        let token = IssuedToken {
+            access_token: "0123456789abcdef".into(),
+            token_type: "bearer",
+            expires_in: 60,
+            scope: "write:issue".into(),
+        };
+        let shown = format!("{token:?}");
+        assert!(!shown.contains("0123456789abcdef"), "{shown}");
+        assert!(shown.contains("write:issue"), "{shown}");
+    }
 }
