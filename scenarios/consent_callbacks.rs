@@ -202,7 +202,7 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
     // The state lives 1 s from its minting; the callback comes after that,
     // with a second to spare for a clock that counts whole seconds.
     let left = std::time::Duration::from_millis(2_200).saturating_sub(minted.elapsed());
-    sleep(left).await;
+    ctx.wait_out(left).await;
     let page = alice.open_url(redirect.url()).await?;
     ctx.expect_status("the expired state is refused", page.status, 400)?;
     ctx.expect_eq(

@@ -429,7 +429,7 @@ async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
     expect_token(ctx, "within its lifetime", &answer)?;
     ctx.step("a code exchanged after its lifetime");
     let (code, verifier) = code_for(ctx, &alice, &client, REDIRECT).await?;
-    sleep(std::time::Duration::from_millis(3_200)).await;
+    ctx.wait_out(std::time::Duration::from_millis(3_200)).await;
     let answer = ctx
         .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
         .await?;

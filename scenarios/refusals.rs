@@ -135,7 +135,7 @@ async fn csrf_expired_refused(ctx: &mut Ctx) -> Outcome {
     // token as expired once its whole-second age exceeds the lifetime, so the
     // aged forms wait 4.2 s and every other form is posted well within 3 s.
     // A Core that does not declare the extension gets *not applicable*.
-    sleep(Duration::from_millis(4200)).await;
+    ctx.wait_out(Duration::from_millis(4200)).await;
 
     ctx.step("alice posts the aged forms");
     let refused = alice.submit(&prepare).await?;

@@ -177,6 +177,7 @@ pub struct Ctx {
     adapter_env: Vec<(String, String)>,
     dir: PathBuf,
     core_log: Option<crate::child::SharedLog>,
+    slot: Option<crate::runner::slots::Slot>,
 }
 
 impl Ctx {
@@ -203,10 +204,26 @@ impl Ctx {
             adapter_env: Vec::new(),
             dir,
             core_log: None,
+            slot: None,
         }
     }
 
     /// The Core's captured output, for [`Ctx::core_log`].
+    /// The `--jobs` slot the trial holds, lent out by [`Ctx::wait_out`].
+    pub(crate) fn with_slot(mut self, slot: Option<crate::runner::slots::Slot>) -> Self {
+        self.slot = slot;
+        self
+    }
+
+    /// Waits `d` for a clock the contract gives no way to hasten (a CSRF,
+    /// code or state lifetime). Another trial uses the run's slot meanwhile.
+    pub async fn wait_out(&self, d: std::time::Duration) {
+        match &self.slot {
+            Some(slot) => slot.idle(d).await,
+            None => tokio::time::sleep(d).await,
+        }
+    }
+
     pub(crate) fn with_core_log(mut self, log: crate::child::SharedLog) -> Self {
         self.core_log = Some(log);
         self

@@ -9,6 +9,7 @@ pub mod probes;
 pub mod run;
 pub mod schedule;
 pub mod signals;
+pub mod slots;
 pub mod snapshot;
 pub mod trial;
 

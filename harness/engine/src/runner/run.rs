@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::catalogue::{Scenario, Trial, trials};
 use super::events::{Event, EventSink};
+use super::slots::Slot;
 use crate::binaries::{Binaries, locate};
 use crate::config::RunConfig;
 use crate::error::{HarnessError, Result};
@@ -281,17 +282,24 @@ impl Engine {
         } else {
             trials
         };
-        let mut results: Vec<ScenarioResult> = futures::stream::iter(trials)
-            .map(|t| async move {
-                if cancel.is_cancelled() {
-                    return None;
+        // A trial starts when a slot is free; a trial waiting out an expiry
+        // lends its slot (`slots`), and takes one back before the next trial
+        // starts.
+        let pool: super::slots::Pool = Arc::new(tokio::sync::Semaphore::new(self.config.jobs));
+        let mut queue = trials.into_iter();
+        let mut running = futures::stream::FuturesUnordered::new();
+        let mut results: Vec<ScenarioResult> = Vec::new();
+        loop {
+            tokio::select! {
+                biased;
+                Some(result) = running.next() => results.push(result),
+                slot = Slot::take(&pool), if queue.len() > 0 && !cancel.is_cancelled() => {
+                    let t = queue.next().expect("guarded by len");
+                    running.push(async move { self.trial_in(&t, Some(slot), events, cancel).await });
                 }
-                Some(self.run_trial(&t, events, cancel).await)
-            })
-            .buffer_unordered(self.config.jobs)
-            .filter_map(|r| async move { r })
-            .collect()
-            .await;
+                else => break,
+            }
+        }
         results.sort_by_key(|r| order.iter().position(|n| *n == r.name));
         // Parity is judged once every backend of a scenario has run; an
         // interrupted run judges nothing.

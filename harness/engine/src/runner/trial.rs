@@ -12,6 +12,7 @@ use super::catalogue::Trial;
 use super::events::{Event, EventSink};
 use super::identity;
 use super::run::Engine;
+use super::slots::Slot;
 use crate::actors::setup::SetupClient;
 use crate::ctx::Ctx;
 use crate::error::HarnessError;
@@ -28,6 +29,18 @@ impl Engine {
     pub async fn run_trial(
         &self,
         trial: &Trial,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> ScenarioResult {
+        self.trial_in(trial, None, events, cancel).await
+    }
+
+    /// [`Engine::run_trial`] holding one of the run's `--jobs` slots, which
+    /// the scenario lends out while it waits for a clock ([`Ctx::wait_out`]).
+    pub(super) async fn trial_in(
+        &self,
+        trial: &Trial,
+        slot: Option<Slot>,
         events: &EventSink,
         cancel: &CancellationToken,
     ) -> ScenarioResult {
@@ -101,6 +114,9 @@ impl Engine {
         let needs = identity::needs(&trial.scenario);
         let task_journal = journal.clone();
         let core_log = stack.core_log();
+        // The scenario lends the slot; this function holds it to the end of
+        // teardown.
+        let lent = slot.clone();
         // The scenario runs in a task of its own: a panic inside it ends that
         // task only, and cancelling aborts it (dropping its adapters).
         let mut task = tokio::spawn(async move {
@@ -141,7 +157,8 @@ impl Engine {
             let core_version = version["version"].as_str().map(str::to_owned);
             let mut ctx = Ctx::new(backend, base_url, journal, setup, applied, adapter_bin, dir)
                 .with_adapter_env(adapter_env)
-                .with_core_log(core_log);
+                .with_core_log(core_log)
+                .with_slot(lent);
             let outcome = scenario(&mut ctx).await.map(|()| None);
             let (_, logs) = ctx.finish().await;
             (outcome, core_version, logs)

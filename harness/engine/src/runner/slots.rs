@@ -1,0 +1,70 @@
+//! `--jobs` as slots: a trial holds one while it works and gives it back
+//! while it only waits for a clock (an expiry the contract has no way to
+//! hasten), so another trial runs in that idle time instead of the run
+//! waiting with it.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// A run's `--jobs` slots.
+pub(crate) type Pool = Arc<Semaphore>;
+
+/// One trial's slot. Cloned into the trial's [`crate::ctx::Ctx`]; given back
+/// to the pool when the last clone is dropped (the trial's end).
+#[derive(Clone)]
+pub struct Slot {
+    pool: Pool,
+    held: Arc<Mutex<Option<OwnedSemaphorePermit>>>,
+}
+
+impl Slot {
+    /// Waits for a free slot of `pool`.
+    pub(crate) async fn take(pool: &Pool) -> Slot {
+        let permit = pool.clone().acquire_owned().await.expect("never closed");
+        Slot {
+            pool: pool.clone(),
+            held: Arc::new(Mutex::new(Some(permit))),
+        }
+    }
+
+    /// Sleeps `d` without the slot, then takes one back. The launcher asks
+    /// for a slot anew after every start or finish, so a waking trial is
+    /// served before the next trial starts.
+    pub(crate) async fn idle(&self, d: Duration) {
+        drop(self.held.lock().unwrap().take());
+        tokio::time::sleep(d).await;
+        let permit = self.pool.clone().acquire_owned().await.expect("never closed");
+        *self.held.lock().unwrap() = Some(permit);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    #[tokio::test]
+    async fn an_idle_trial_lends_its_slot_and_gets_one_back() {
+        let pool: Pool = Arc::new(Semaphore::new(1));
+        let waiting = Slot::take(&pool).await;
+        assert_eq!(pool.available_permits(), 0);
+        let started = Instant::now();
+        let idle = {
+            let w = waiting.clone();
+            tokio::spawn(async move { w.idle(Duration::from_millis(300)).await })
+        };
+        // The single slot is free while the first trial waits.
+        let other = tokio::time::timeout(Duration::from_millis(200), Slot::take(&pool))
+            .await
+            .expect("the slot is lent during the wait");
+        assert!(started.elapsed() < Duration::from_millis(200));
+        drop(other);
+        idle.await.unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(300));
+        assert_eq!(pool.available_permits(), 0, "the waker holds the slot again");
+        drop(waiting);
+        assert_eq!(pool.available_permits(), 1, "the trial's end gives it back");
+    }
+}
