@@ -19,29 +19,46 @@ pub const REDACTED: &str = "[redacted]";
 const MIN_SECRET_LEN: usize = 8;
 
 /// A shared, append-only set of secret values. Cloning shares the set.
+///
+/// A run has one registry; each trial redacts through a [`scoped`] one
+/// (`SecretRegistry::scoped`), which holds the trial's own secrets and sees
+/// the run's. Why: a trial registers secrets all along (every cookie, every
+/// `_csrf`), and a matcher over the whole run's values, rebuilt after each,
+/// made the harness's redaction grow with the square of the catalogue. A
+/// trial's secrets cannot reach another trial's isolated stack; the run's
+/// registry still holds every value, for the final scan of the report.
+///
+/// [`scoped`]: SecretRegistry::scoped
 #[derive(Clone, Default)]
 pub struct SecretRegistry {
-    values: Arc<Mutex<Values>>,
+    /// Registered here (a trial's, or the run's own).
+    own: Arc<Mutex<Values>>,
+    /// The run's registry, for a trial's.
+    run: Option<Box<SecretRegistry>>,
+    /// Every trial's values, kept by the run's registry for its own
+    /// redaction and the final scan. A trial's redaction does not use them.
+    trials: Arc<Mutex<Values>>,
 }
 
-/// The registered values, longest first, and the matcher built from them.
+/// Registered values, longest first, and the matcher built from them.
 ///
 /// Why the matcher is cached: every transcript field is redacted, a run
-/// redacts many thousands of times and registers thousands of values;
-/// building the automaton per call made the harness itself the bottleneck.
-/// It is rebuilt only after a registration.
+/// redacts many thousands of times; building the automaton per call made
+/// the harness itself the bottleneck. It is rebuilt only after a
+/// registration.
 #[derive(Default)]
 struct Values {
     list: Vec<String>,
+    set: std::collections::HashSet<String>,
     matcher: Option<Arc<aho_corasick::AhoCorasick>>,
 }
 
 impl Values {
     fn add(&mut self, value: String) {
-        if !self.list.contains(&value) {
-            self.list.push(value);
+        if self.set.insert(value.clone()) {
             // Longest first: a secret that contains another is replaced whole.
-            self.list.sort_by_key(|v| std::cmp::Reverse(v.len()));
+            let at = self.list.partition_point(|v| v.len() >= value.len());
+            self.list.insert(at, value);
             self.matcher = None;
         }
     }
@@ -49,7 +66,7 @@ impl Values {
     /// The leftmost-longest matcher over every value (None if it cannot be
     /// built, in which case callers fall back to one search per value).
     fn matcher(&mut self) -> Option<Arc<aho_corasick::AhoCorasick>> {
-        if self.matcher.is_none() {
+        if self.matcher.is_none() && !self.list.is_empty() {
             self.matcher = aho_corasick::AhoCorasick::builder()
                 .match_kind(aho_corasick::MatchKind::LeftmostLongest)
                 .build(self.list.iter())
@@ -58,6 +75,34 @@ impl Values {
         }
         self.matcher.clone()
     }
+
+    /// One pass, longest match first; should two secrets overlap so that a
+    /// piece of one survives, the value-by-value loop decides.
+    fn redact(&mut self, text: &str) -> String {
+        if self.list.is_empty() {
+            return text.to_owned();
+        }
+        if let Some(automaton) = self.matcher() {
+            if !automaton.is_match(text) {
+                return text.to_owned();
+            }
+            let out = automaton.replace_all(text, &vec![REDACTED; self.list.len()]);
+            if !automaton.is_match(&out) {
+                return out;
+            }
+        }
+        let mut out = text.to_owned();
+        for v in self.list.iter() {
+            if out.contains(v.as_str()) {
+                out = out.replace(v.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+}
+
+fn lock(values: &Mutex<Values>) -> std::sync::MutexGuard<'_, Values> {
+    values.lock().expect("secret registry poisoned")
 }
 
 impl std::fmt::Debug for SecretRegistry {
@@ -73,35 +118,51 @@ impl SecretRegistry {
         Self::default()
     }
 
+    /// A trial's registry: what is registered there is registered in this
+    /// (the run's) registry too; it redacts its own values and this one's
+    /// own, not other trials'.
+    pub fn scoped(&self) -> SecretRegistry {
+        SecretRegistry {
+            own: Arc::default(),
+            run: Some(Box::new(self.clone())),
+            trials: Arc::default(),
+        }
+    }
+
     /// Registers a secret and the encodings it travels in (form-urlencoded,
     /// percent-encoded), so that a password inside a form body is caught too.
     pub fn register(&self, secret: &str) {
         if secret.len() < MIN_SECRET_LEN {
             return;
         }
-        let mut forms = vec![secret.to_owned()];
         let form: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-        forms.push(form.clone());
-        forms.push(form.replace('+', "%20"));
-        let mut values = self.values.lock().expect("secret registry poisoned");
-        for f in forms {
-            values.add(f);
+        let forms = [secret.to_owned(), form.replace('+', "%20"), form];
+        for values in [Some(&self.own), self.run.as_ref().map(|r| &r.trials)]
+            .into_iter()
+            .flatten()
+        {
+            let mut values = lock(values);
+            for f in &forms {
+                values.add(f.clone());
+            }
         }
+    }
+
+    /// Every value registered here and in trials scoped from here.
+    fn all(&self) -> Vec<String> {
+        let mut all = lock(&self.own).list.clone();
+        all.extend(lock(&self.trials).list.iter().cloned());
+        all
     }
 
     /// Registers every value of `other` here too: the self-test scans one
     /// report directory for the secrets of many runs.
     pub fn absorb(&self, other: &SecretRegistry) {
-        if Arc::ptr_eq(&self.values, &other.values) {
+        if Arc::ptr_eq(&self.own, &other.own) {
             return;
         }
-        let theirs = other
-            .values
-            .lock()
-            .expect("secret registry poisoned")
-            .list
-            .clone();
-        let mut values = self.values.lock().expect("secret registry poisoned");
+        let theirs = other.all();
+        let mut values = lock(&self.own);
         for v in theirs {
             values.add(v);
         }
@@ -114,13 +175,10 @@ impl SecretRegistry {
         secret
     }
 
-    /// How many values (secrets and their encodings) are registered.
+    /// How many values (secrets and their encodings) are registered, here
+    /// and in trials scoped from here.
     pub fn len(&self) -> usize {
-        self.values
-            .lock()
-            .expect("secret registry poisoned")
-            .list
-            .len()
+        lock(&self.own).list.len() + lock(&self.trials).list.len()
     }
 
     /// True when nothing is registered.
@@ -128,49 +186,34 @@ impl SecretRegistry {
         self.len() == 0
     }
 
-    /// Replaces every registered secret in `text` with [`REDACTED`].
+    /// Replaces every registered secret in `text` with [`REDACTED`]: a
+    /// trial's own and the run's, or, in the run's registry, every trial's
+    /// too.
     pub fn redact(&self, text: &str) -> String {
-        let mut values = self.values.lock().expect("secret registry poisoned");
-        if values.list.is_empty() {
-            return text.to_owned();
+        let text = lock(&self.own).redact(text);
+        match &self.run {
+            Some(run) => lock(&run.own).redact(&text),
+            None => lock(&self.trials).redact(&text),
         }
-        // One pass, longest match first; should two secrets overlap so that
-        // a piece of one survives, the value-by-value loop below decides.
-        if let Some(automaton) = values.matcher() {
-            if !automaton.is_match(text) {
-                return text.to_owned();
-            }
-            let out = automaton.replace_all(text, &vec![REDACTED; values.list.len()]);
-            if !automaton.is_match(&out) {
-                return out;
-            }
-        }
-        let mut out = text.to_owned();
-        for v in values.list.iter() {
-            if out.contains(v.as_str()) {
-                out = out.replace(v.as_str(), REDACTED);
-            }
-        }
-        out
     }
 
     /// Counts registered secrets occurring in `bytes` (each occurrence of
-    /// each value, overlapping ones included).
+    /// each value, overlapping ones included), here and in trials scoped
+    /// from here.
     ///
     /// Why one automaton rather than a search per value: a whole run
     /// registers thousands of values and its report is megabytes; a search
     /// per value made the final scan take minutes.
     pub fn occurrences(&self, bytes: &[u8]) -> usize {
-        let values = self.values.lock().expect("secret registry poisoned");
-        if values.list.is_empty() {
+        let values = self.all();
+        if values.is_empty() {
             return 0;
         }
         // Overlapping search needs the standard match kind, so this matcher
         // is built per call; it runs once per report file, not per field.
-        match aho_corasick::AhoCorasick::new(values.list.iter()) {
+        match aho_corasick::AhoCorasick::new(values.iter()) {
             Ok(automaton) => automaton.find_overlapping_iter(bytes).count(),
             Err(_) => values
-                .list
                 .iter()
                 .map(|v| count_occurrences(bytes, v.as_bytes()))
                 .sum(),
@@ -258,6 +301,26 @@ mod tests {
             "{out}"
         );
         assert!(out.ends_with("[redacted] [redacted]"), "{out}");
+    }
+
+    #[test]
+    fn a_trial_redacts_its_own_and_the_runs_and_the_run_keeps_them_all() {
+        let run = SecretRegistry::new();
+        run.register("run-secret-1");
+        let trial = run.scoped();
+        trial.register("trial-secret-1");
+        run.register("run-secret-2");
+        assert_eq!(
+            trial.redact("run-secret-1 trial-secret-1 run-secret-2"),
+            "[redacted] [redacted] [redacted]"
+        );
+        assert_eq!(run.redact("trial-secret-1"), "[redacted]");
+        assert_eq!(run.occurrences(b"trial-secret-1 run-secret-2"), 2);
+        // Plain values: each encoding is the value itself, kept once.
+        assert_eq!((run.len(), trial.len()), (3, 1));
+        let merged = SecretRegistry::new();
+        merged.absorb(&run);
+        assert_eq!(merged.redact("trial-secret-1"), "[redacted]");
     }
 
     #[test]

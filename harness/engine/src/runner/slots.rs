@@ -35,7 +35,12 @@ impl Slot {
     pub(crate) async fn idle(&self, d: Duration) {
         drop(self.held.lock().unwrap().take());
         tokio::time::sleep(d).await;
-        let permit = self.pool.clone().acquire_owned().await.expect("never closed");
+        let permit = self
+            .pool
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("never closed");
         *self.held.lock().unwrap() = Some(permit);
     }
 }
@@ -63,7 +68,11 @@ mod tests {
         drop(other);
         idle.await.unwrap();
         assert!(started.elapsed() >= Duration::from_millis(300));
-        assert_eq!(pool.available_permits(), 0, "the waker holds the slot again");
+        assert_eq!(
+            pool.available_permits(),
+            0,
+            "the waker holds the slot again"
+        );
         drop(waiting);
         assert_eq!(pool.available_permits(), 1, "the trial's end gives it back");
     }

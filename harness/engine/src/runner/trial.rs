@@ -47,7 +47,7 @@ impl Engine {
         let name = trial.name();
         events(Event::TrialStarted { name: name.clone() });
         let started = Instant::now();
-        let journal = Journal::new(self.secrets.clone());
+        let journal = Journal::new(self.secrets.scoped());
         let mut result = ScenarioResult {
             name: name.clone(),
             scenario: trial.scenario.id.to_owned(),
@@ -85,7 +85,9 @@ impl Engine {
         let stack = match stack {
             Ok(s) => s,
             Err(e) => {
-                let message = self.secrets.redact(&format!("stack did not start: {e}"));
+                let message = journal
+                    .secrets()
+                    .redact(&format!("stack did not start: {e}"));
                 result.verdict = match e {
                     HarnessError::LaunchContract(_) => Verdict::Failed { message },
                     _ => Verdict::Errored { message },
@@ -245,14 +247,14 @@ impl Engine {
     ) -> ScenarioResult {
         result.steps = journal.steps();
         result.observations = journal.observations();
-        result.core_log = self.secrets.redact(&result.core_log);
+        result.core_log = journal.secrets().redact(&result.core_log);
         result.verdict = match result.verdict {
             Verdict::Passed => Verdict::Passed,
             Verdict::Failed { message } => Verdict::Failed {
-                message: self.secrets.redact(&message),
+                message: journal.secrets().redact(&message),
             },
             Verdict::Errored { message } => Verdict::Errored {
-                message: self.secrets.redact(&message),
+                message: journal.secrets().redact(&message),
             },
             Verdict::NotApplicable { message } => Verdict::NotApplicable { message },
         };
