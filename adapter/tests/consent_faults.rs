@@ -69,7 +69,7 @@ async fn state_never_expires_exchanges_after_the_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn resume_before_exchange_ends_a_failed_consent_otherwise() {
+async fn resume_before_exchange_runs_the_call_without_a_token() {
     let core = FakeCore::start().await;
     let adapter = faulty(&core, "consent-resume-before-exchange", &[]).await;
     let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
@@ -77,9 +77,16 @@ async fn resume_before_exchange_ends_a_failed_consent_otherwise() {
     let parked = call_in_background(client.peer(), "get_repository", repo_args());
     let query = core.consent(&next_url(&mut urls).await).await;
     core.token_mode(TokenMode::Status(500));
-    callback(&adapter, &query).await;
-    let result = parked.await.unwrap();
-    assert_ne!(error_code(&result), "consent_failed");
+    assert_eq!(callback(&adapter, &query).await.0, 502);
+    let result = tokio::time::timeout(Duration::from_secs(10), parked)
+        .await
+        .expect("resumed")
+        .unwrap();
+    // The honest adapter ends it `consent_failed`: the exchange failed, so
+    // no token was stored, and the call resumed early finds none.
+    expect_error(&result, "unauthenticated", None);
+    assert_eq!(core.token_posts(), 1);
+    assert!(core.api_auth().is_empty(), "nothing ran");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -47,10 +47,12 @@ pub struct ConsentCall {
 }
 
 impl ConsentCall {
-    /// The credential this call runs with, or why it ends here.
-    pub async fn credential(&self) -> Result<Credential, ToolError> {
+    /// The credential this call runs with, or why it ends here. `Ok(None)`
+    /// when consent has no token to give after all (none was stored for the
+    /// session): the call is then refused like any call without a credential.
+    pub async fn credential(&self) -> Result<Option<Credential>, ToolError> {
         if let Some(token) = self.consent.token_for(&self.session) {
-            return Ok(Credential::Token(token));
+            return Ok(Some(Credential::Token(token)));
         }
         let url_mode = self
             .peer
@@ -105,18 +107,15 @@ impl ConsentCall {
             }
         };
         match outcome {
-            Some(Outcome::Granted(token)) => Ok(Credential::Token(token)),
+            Some(Outcome::Granted) => {
+                Ok(self.consent.token_for(&self.session).map(Credential::Token))
+            }
             Some(Outcome::Denied) => Err(denied()),
             Some(Outcome::Failed) => Err(ToolError::new(
                 ErrorCode::ConsentFailed,
                 None,
                 "consent failed: the Core did not exchange the sign-in for a token; nothing was run. Call the tool again to start over.",
             )),
-            Some(Outcome::Resume) => self
-                .consent
-                .token_for(&self.session)
-                .map(Credential::Token)
-                .ok_or_else(|| ToolError::new(ErrorCode::Unauthenticated, None, "no credential")),
             // The state went without a word: it expired, or the session ended.
             None => Err(timeout()),
         }

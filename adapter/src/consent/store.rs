@@ -33,16 +33,16 @@ const QUERY: &AsciiSet = &NON_ALPHANUMERIC
 const MAX_STATES_PER_SESSION: usize = 8;
 
 /// How a parked call is woken.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// The exchange succeeded: run with this token.
-    Granted(String),
+    /// The exchange succeeded and the token is kept for the session: run
+    /// with the session's token (the call reads it from the store, so it
+    /// can only ever run with a token that was actually stored).
+    Granted,
     /// The person declined at the Core (`error=access_denied`).
     Denied,
     /// The callback was not usable or the exchange failed.
     Failed,
-    /// Fault `consent-resume-before-exchange`: woken before any exchange.
-    Resume,
 }
 
 /// One open state.
@@ -295,7 +295,7 @@ impl Consent {
             }
             for pending in inner.states.values_mut() {
                 if let Some(waiter) = pending.waiter.take() {
-                    let _ = waiter.send(Outcome::Granted(secret.to_owned()));
+                    let _ = waiter.send(Outcome::Granted);
                 }
             }
             return true;

@@ -419,15 +419,3 @@ pub async fn next_url(urls: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -
         .expect("no elicitation within 10 s")
         .expect("elicitation channel open")
 }
-
-/// The tool error code of a result (which must be an error).
-pub fn error_code(result: &rmcp::model::CallToolResult) -> String {
-    assert_eq!(
-        result.is_error,
-        Some(true),
-        "expected a tool error, got {result:?}"
-    );
-    let text = &result.content[0].as_text().expect("text item").text;
-    let error: Value = serde_json::from_str(text).unwrap();
-    error["code"].as_str().unwrap().to_owned()
-}
