@@ -55,6 +55,15 @@ struct Pending {
     waiter: Option<oneshot::Sender<Outcome>>,
 }
 
+impl Pending {
+    /// Whether this state has outlived the consent timeout at `now`: the one
+    /// expiry rule, for spending a state and for clearing old ones (never,
+    /// under the fault `consent-state-never-expires`).
+    fn expired(&self, now: Instant) -> bool {
+        now >= self.expires && !fault!(ConsentStateNeverExpires)
+    }
+}
+
 /// A session's consented token.
 struct Token {
     secret: String,
@@ -204,7 +213,7 @@ impl Consent {
         let now = Instant::now();
         let mut inner = self.lock();
         inner.live.insert(session.to_owned());
-        inner.states.retain(|_, p| p.expires > now);
+        inner.states.retain(|_, p| !p.expired(now));
         let mut own: Vec<(Instant, String)> = inner
             .states
             .iter()
@@ -252,7 +261,7 @@ impl Consent {
     pub fn claim(&self, state: &str) -> Option<Claim> {
         let mut inner = self.lock();
         let pending = inner.states.get_mut(state)?;
-        if Instant::now() >= pending.expires && !fault!(ConsentStateNeverExpires) {
+        if pending.expired(Instant::now()) {
             inner.states.remove(state);
             return None;
         }
