@@ -385,11 +385,8 @@ async fn a_consented_token_serves_only_its_own_session() {
     ok(&call(&alice, "get_repository", repo_args()).await);
     auth_required_url(&call(&bob, "get_repository", repo_args()).await);
     assert_eq!(core.api_auth().len(), 1);
-    // Alice's session ends (DELETE): her token goes with it.
-    alice.cancel().await.unwrap();
-    let carol = adapter.connect(None).await;
-    auth_required_url(&call(&carol, "get_repository", repo_args()).await);
-    assert_eq!(core.api_auth().len(), 1);
+    // That a session's end drops its token is not visible from outside (the
+    // ended session can make no more calls): see the unit tests in store.rs.
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

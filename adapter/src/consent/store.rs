@@ -325,3 +325,44 @@ impl Consent {
         inner.live.remove(session);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn consent() -> Arc<Consent> {
+        let origin = |url| CoreOrigin::parse(url).unwrap();
+        let config = ConsentConfig {
+            client_id: "client".to_owned(),
+            public_url: origin("http://127.0.0.1:9"),
+            timeout: Duration::from_secs(60),
+        };
+        Consent::new(config, origin("http://127.0.0.1:8"), Duration::from_secs(1)).unwrap()
+    }
+
+    /// Consents `session` through one state: mint, spend, keep the token.
+    fn consented(consent: &Consent, session: &str, token: &str) {
+        let minted = consent.mint(session, None, false);
+        let claim = consent.claim(&minted.state).expect("a fresh state");
+        assert_eq!(claim.session, session);
+        assert!(consent.store_token(session, token, None));
+    }
+
+    #[test]
+    fn an_ended_session_leaves_no_token_and_no_state_behind() {
+        let consent = consent();
+        consented(&consent, "alice", "alice-token");
+        consented(&consent, "bob", "bob-token");
+        let open = consent.mint("alice", None, false);
+        assert_eq!(consent.token_for("alice").as_deref(), Some("alice-token"));
+
+        consent.end_session("alice");
+        assert_eq!(consent.token_for("alice"), None, "the token goes");
+        assert!(consent.claim(&open.state).is_none(), "its states go");
+        assert_eq!(
+            consent.token_for("bob").as_deref(),
+            Some("bob-token"),
+            "another session keeps its own"
+        );
+    }
+}
