@@ -48,8 +48,9 @@ pub struct ConsentCall {
 
 impl ConsentCall {
     /// The credential this call runs with, or why it ends here. `Ok(None)`
-    /// when consent has no token to give after all (none was stored for the
-    /// session): the call is then refused like any call without a credential.
+    /// when consent has nothing to give: the session is not live (it ended),
+    /// or no token was stored for it. The call is then refused like any call
+    /// without a credential.
     pub async fn credential(&self) -> Result<Option<Credential>, ToolError> {
         if let Some(token) = self.consent.token_for(&self.session) {
             return Ok(Some(Credential::Token(token)));
@@ -58,9 +59,13 @@ impl ConsentCall {
             .peer
             .supported_elicitation_modes()
             .contains(&ElicitationMode::Url);
-        let minted = self
+        let Some(minted) = self
             .consent
-            .mint(&self.session, self.host.as_deref(), url_mode);
+            .mint(&self.session, self.host.as_deref(), url_mode)
+        else {
+            tracing::info!("consent: the session is not live; nothing minted");
+            return Ok(None);
+        };
         let Some(mut waiter) = minted.waiter else {
             tracing::info!("consent: state minted; auth_required with the URL");
             return Err(ToolError::auth_required(PROSE, &minted.url));

@@ -74,7 +74,7 @@ struct Token {
 struct Inner {
     states: HashMap<String, Pending>,
     tokens: HashMap<String, Token>,
-    /// Sessions that minted a state and have not ended.
+    /// MCP sessions created and not ended: only these mint states and keep tokens.
     live: HashSet<String>,
 }
 
@@ -174,10 +174,17 @@ impl Consent {
         Some(token.secret.clone())
     }
 
+    /// A new MCP session: from now until [`Consent::end_session`] it may
+    /// mint states and keep a token. Never again after it ended.
+    pub fn begin_session(&self, session: &str) {
+        self.lock().live.insert(session.to_owned());
+    }
+
     /// Mints a state for `session` with a fresh verifier and builds the
-    /// authorize URL. `park` gives the caller a receiver to wait on.
+    /// authorize URL; `None` when the session is not live (never created, or
+    /// ended). `park` gives the caller a receiver to wait on.
     /// `host` is the MCP request's `Host`, used only by a fault.
-    pub fn mint(&self, session: &str, host: Option<&str>, park: bool) -> Minted {
+    pub fn mint(&self, session: &str, host: Option<&str>, park: bool) -> Option<Minted> {
         let state = pkce::random_secret();
         let verifier = if fault!(ConsentSharedVerifier) {
             static SHARED: OnceLock<String> = OnceLock::new();
@@ -212,7 +219,9 @@ impl Consent {
         };
         let now = Instant::now();
         let mut inner = self.lock();
-        inner.live.insert(session.to_owned());
+        if !inner.live.contains(session) {
+            return None;
+        }
         inner.states.retain(|_, p| !p.expired(now));
         let mut own: Vec<(Instant, String)> = inner
             .states
@@ -236,11 +245,11 @@ impl Consent {
                 waiter: sender,
             },
         );
-        Minted {
+        Some(Minted {
             state,
             url,
             waiter: receiver,
-        }
+        })
     }
 
     /// Forgets a state (a declined, timed-out or cancelled parked call).
@@ -340,9 +349,10 @@ mod tests {
         Consent::new(config, origin("http://127.0.0.1:8"), Duration::from_secs(1)).unwrap()
     }
 
-    /// Consents `session` through one state: mint, spend, keep the token.
+    /// Consents `session` through one state: begin, mint, spend, keep the token.
     fn consented(consent: &Consent, session: &str, token: &str) {
-        let minted = consent.mint(session, None, false);
+        consent.begin_session(session);
+        let minted = consent.mint(session, None, false).expect("a live session");
         let claim = consent.claim(&minted.state).expect("a fresh state");
         assert_eq!(claim.session, session);
         assert!(consent.store_token(session, token, None));
@@ -353,7 +363,7 @@ mod tests {
         let consent = consent();
         consented(&consent, "alice", "alice-token");
         consented(&consent, "bob", "bob-token");
-        let open = consent.mint("alice", None, false);
+        let open = consent.mint("alice", None, false).unwrap();
         assert_eq!(consent.token_for("alice").as_deref(), Some("alice-token"));
 
         consent.end_session("alice");
@@ -364,5 +374,24 @@ mod tests {
             Some("bob-token"),
             "another session keeps its own"
         );
+    }
+
+    #[test]
+    fn only_a_live_session_mints_and_keeps_a_token() {
+        let consent = consent();
+        assert!(
+            consent.mint("stranger", None, false).is_none(),
+            "never created"
+        );
+        consent.begin_session("alice");
+        let open = consent
+            .mint("alice", None, false)
+            .expect("a live session mints");
+        consent.end_session("alice");
+        // Ended is final: minting again revives nothing.
+        assert!(consent.mint("alice", None, false).is_none());
+        assert!(consent.claim(&open.state).is_none());
+        assert!(!consent.store_token("alice", "late-token", None));
+        assert_eq!(consent.token_for("alice"), None);
     }
 }
