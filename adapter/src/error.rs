@@ -80,7 +80,7 @@ pub enum ErrorCode {
     MalformedResponse,
     /// Consent mode: the person must consent in a browser first; the message ends with the URL.
     AuthRequired,
-    /// Consent mode: the person declined (at the Core, or the client's elicitation).
+    /// Consent mode: the person declined (at the Core, or the client's elicitation), or the client cancelled the parked call.
     ConsentDenied,
     /// Consent mode: the callback's code could not be exchanged for a token.
     ConsentFailed,

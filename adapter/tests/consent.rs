@@ -255,6 +255,32 @@ async fn declining_is_consent_denied_and_exchanges_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_is_consent_denied_and_withdraws_its_state() {
+    let core = FakeCore::start().await;
+    let adapter = start_consent(&core, &[], &[], None).await;
+    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
+    let client = adapter.connect_handler(None, handler).await;
+    let parked = call_in_background(client.peer(), "get_repository", repo_args());
+    let url = next_url(&mut urls).await;
+    // Dropping rmcp's pending call sends `notifications/cancelled`.
+    parked.abort();
+    // rmcp sends no answer to a cancelled request: the code shows in the log.
+    let line = wait_for_log(&adapter, "tool failed").await;
+    assert!(
+        line.contains("code=ConsentDenied"),
+        "a cancel is no timeout: {line}"
+    );
+    let query = core.consent(&url).await;
+    assert_eq!(
+        callback(&adapter, &query).await.0,
+        400,
+        "the state is withdrawn"
+    );
+    assert_eq!(core.token_posts(), 0);
+    assert!(core.api_auth().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_exchange_is_consent_failed_after_exactly_one_post() {
     let core = FakeCore::start().await;
     let adapter = start_consent(&core, &[], &[], None).await;

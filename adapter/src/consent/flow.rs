@@ -89,7 +89,7 @@ impl ConsentCall {
                     Ok(_) => {
                         tracing::info!("consent: the client declined the elicitation");
                         self.consent.withdraw(&minted.state);
-                        return Err(denied());
+                        break Some(Outcome::Denied);
                     }
                     Err(_) => {
                         // The client could not take the request after all:
@@ -103,42 +103,36 @@ impl ConsentCall {
                 () = tokio::time::sleep_until(deadline) => {
                     tracing::info!("consent: no consent before the deadline");
                     self.consent.withdraw(&minted.state);
-                    return Err(timeout());
+                    break None;
                 }
                 () = self.cancelled.cancelled() => {
+                    // The client withdrew the call: its own "no", like an
+                    // elicitation answered `cancel`, and no deadline passed.
+                    tracing::info!("consent: the client cancelled the parked call");
                     self.consent.withdraw(&minted.state);
-                    return Err(timeout());
+                    break Some(Outcome::Denied);
                 }
             }
         };
-        match outcome {
+        let (code, message) = match outcome {
             Some(Outcome::Granted) => {
-                Ok(self.consent.token_for(&self.session).map(Credential::Token))
+                return Ok(self.consent.token_for(&self.session).map(Credential::Token));
             }
-            Some(Outcome::Denied) => Err(denied()),
-            Some(Outcome::Failed) => Err(ToolError::new(
+            Some(Outcome::Denied) => (
+                ErrorCode::ConsentDenied,
+                "consent denied: the person or the client declined; nothing was run.",
+            ),
+            Some(Outcome::Failed) => (
                 ErrorCode::ConsentFailed,
-                None,
                 "consent failed: the Core did not exchange the sign-in for a token; nothing was run. Call the tool again to start over.",
-            )),
-            // The state went without a word: it expired, or the session ended.
-            None => Err(timeout()),
-        }
+            ),
+            // The deadline passed, or the state went without a word (it
+            // expired, or the session ended).
+            None => (
+                ErrorCode::ConsentTimeout,
+                "consent timed out: no consent arrived in time; nothing was run. Call the tool again to start over.",
+            ),
+        };
+        Err(ToolError::new(code, None, message))
     }
-}
-
-fn denied() -> ToolError {
-    ToolError::new(
-        ErrorCode::ConsentDenied,
-        None,
-        "consent denied: the person declined; nothing was run.",
-    )
-}
-
-fn timeout() -> ToolError {
-    ToolError::new(
-        ErrorCode::ConsentTimeout,
-        None,
-        "consent timed out: no consent arrived in time; nothing was run. Call the tool again to start over.",
-    )
 }

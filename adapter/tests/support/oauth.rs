@@ -419,3 +419,18 @@ pub async fn next_url(urls: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -
         .expect("no elicitation within 10 s")
         .expect("elicitation channel open")
 }
+
+/// The first line of the adapter's log that contains `needle`, waiting up to ten seconds for it.
+pub async fn wait_for_log(adapter: &super::HttpAdapter, needle: &str) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Some(line) = adapter.stderr().lines().find(|l| l.contains(needle)) {
+            return line.to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no log line with {needle:?} within 10 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
