@@ -12,22 +12,15 @@ use std::{
     time::{Duration, Instant},
 };
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::utf8_percent_encode;
 use tokio::sync::oneshot;
 
 use super::{CALLBACK_PATH, SCOPE, pkce};
 use crate::{
-    config::{ConsentConfig, CoreOrigin},
-    error::ConfigError,
+    config::ConsentConfig,
     faults::fault,
+    upstream::{UNRESERVED, Upstream},
 };
-
-/// Query bytes left as they are: RFC 3986 unreserved; the rest is percent-encoded.
-const QUERY: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'~');
 
 /// At most this many open states per session; minting more forgets the oldest.
 const MAX_STATES_PER_SESSION: usize = 8;
@@ -103,8 +96,7 @@ pub struct Claim {
 /// Consent mode's shared state: one per process, shared by all sessions.
 pub struct Consent {
     config: ConsentConfig,
-    core: CoreOrigin,
-    client: reqwest::Client,
+    upstream: Upstream,
     inner: Mutex<Inner>,
 }
 
@@ -118,27 +110,15 @@ impl std::fmt::Debug for Consent {
 }
 
 impl Consent {
-    /// Consent mode for `config` on the fixed `core` origin; the token POST
-    /// uses `timeout`, follows no redirect and is never retried.
-    pub fn new(
-        config: ConsentConfig,
-        core: CoreOrigin,
-        timeout: Duration,
-    ) -> Result<Arc<Self>, ConfigError> {
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .retry(reqwest::retry::never())
-            .no_proxy()
-            .timeout(timeout)
-            .user_agent(concat!("awg-mcp/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| ConfigError::Client(e.to_string()))?;
-        Ok(Arc::new(Self {
+    /// Consent mode for `config`. The authorize URL and the token POST go
+    /// to `upstream`'s fixed origin, the POST through its client (no
+    /// redirect followed, never retried, the upstream timeout).
+    pub fn new(config: ConsentConfig, upstream: Upstream) -> Arc<Self> {
+        Arc::new(Self {
             config,
-            core,
-            client,
+            upstream,
             inner: Mutex::new(Inner::default()),
-        }))
+        })
     }
 
     /// The consent timeout (state lifetime and parking deadline).
@@ -146,16 +126,12 @@ impl Consent {
         self.config.timeout
     }
 
-    pub(super) fn client(&self) -> &reqwest::Client {
-        &self.client
+    pub(super) fn upstream(&self) -> &Upstream {
+        &self.upstream
     }
 
     pub(super) fn client_id(&self) -> &str {
         &self.config.client_id
-    }
-
-    pub(super) fn core(&self) -> &CoreOrigin {
-        &self.core
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -201,10 +177,10 @@ impl Consent {
             Some(host) => format!("http://{host}{CALLBACK_PATH}"),
             None => self.config.redirect_uri(),
         };
-        let enc = |s: &str| utf8_percent_encode(s, QUERY).to_string();
+        let enc = |s: &str| utf8_percent_encode(s, UNRESERVED).to_string();
         let url = format!(
             "{core}login/oauth/authorize?response_type=code&client_id={client}&redirect_uri={redirect}&state={state}&code_challenge={challenge}&code_challenge_method={method}&scope={scope}",
-            core = self.core.url(),
+            core = self.upstream.origin().url(),
             client = enc(&self.config.client_id),
             redirect = enc(&redirect_uri),
             state = enc(&state),
@@ -340,13 +316,14 @@ mod tests {
     use super::*;
 
     fn consent() -> Arc<Consent> {
-        let origin = |url| CoreOrigin::parse(url).unwrap();
+        let origin = |url| crate::config::CoreOrigin::parse(url).unwrap();
         let config = ConsentConfig {
             client_id: "client".to_owned(),
             public_url: origin("http://127.0.0.1:9"),
             timeout: Duration::from_secs(60),
         };
-        Consent::new(config, origin("http://127.0.0.1:8"), Duration::from_secs(1)).unwrap()
+        let upstream = Upstream::new(origin("http://127.0.0.1:8"), Duration::from_secs(1));
+        Consent::new(config, upstream.unwrap())
     }
 
     /// Consents `session` through one state: begin, mint, spend, keep the token.
