@@ -33,6 +33,11 @@ pub enum ConfigError {
         "--listen {addr} is not a loopback address; pass --allow-remote to serve other hosts on purpose"
     )]
     RemoteListen { addr: std::net::SocketAddr },
+    /// `--public-url` names a non-loopback origin without `--allow-remote`.
+    #[error(
+        "--public-url {url} is not a loopback origin; pass --allow-remote to take consent callbacks from other hosts on purpose"
+    )]
+    RemotePublicUrl { url: String },
     /// The credential environment variables contradict each other.
     #[error("credential environment: {0}")]
     Credentials(String),

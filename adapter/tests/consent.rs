@@ -508,17 +508,20 @@ async fn consent_mode_needs_http_both_flags_and_no_process_credential() {
     stdio.extend_from_slice(&both);
     let stderr = start_error(&stdio, &[]).await;
     assert!(stderr.contains("--transport http"), "{stderr}");
-    let stderr = start_error(
-        &with(&[
-            "--oauth-client-id",
-            CLIENT_ID,
-            "--public-url",
-            "https://awg.example/mcp",
-        ]),
-        &[],
-    )
-    .await;
-    assert!(stderr.contains("--public-url"), "{stderr}");
+    for (public_url, problem) in [
+        ("https://awg.example/mcp", "a path is not allowed"),
+        ("https://awg.example", "--allow-remote"),
+    ] {
+        let stderr = start_error(
+            &with(&["--oauth-client-id", CLIENT_ID, "--public-url", public_url]),
+            &[],
+        )
+        .await;
+        assert!(
+            stderr.contains("--public-url") && stderr.contains(problem),
+            "{stderr}"
+        );
+    }
     let stderr = start_error(
         &with(&[&both[..], &["--consent-timeout-secs", "0"]].concat()),
         &[],

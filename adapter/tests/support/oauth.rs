@@ -285,12 +285,13 @@ async fn repository(
     Json::<Value>(fixtures::repository()).into_response()
 }
 
-/// The adapter's `--public-url` in consent tests: deliberately not its real
-/// address, so a `redirect_uri` built from anything else shows.
-pub const PUBLIC_URL: &str = "https://awg.example";
+/// The adapter's `--public-url` in consent tests: loopback (a remote one
+/// needs `--allow-remote`, which would lift the `Host` guard) but deliberately
+/// not its real address, so a `redirect_uri` built from anything else shows.
+pub const PUBLIC_URL: &str = "http://localhost:9";
 
 /// The `redirect_uri` every authorize URL must carry.
-pub const REDIRECT_URI: &str = "https://awg.example/mcp/oauth/callback";
+pub const REDIRECT_URI: &str = "http://localhost:9/mcp/oauth/callback";
 
 /// Starts `awg-mcp --transport http` in consent mode against `core`.
 pub async fn start_consent(
