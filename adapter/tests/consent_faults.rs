@@ -5,15 +5,8 @@
 
 mod support;
 
-use std::time::Duration;
-
 use rmcp::model::ElicitationAction;
-use serde_json::{Value, json};
 use support::{oauth::*, *};
-
-fn repo_args() -> Value {
-    json!({"owner": "alice", "repo": "lab"})
-}
 
 async fn faulty(core: &FakeCore, fault: &str, extra: &[&str]) -> HttpAdapter {
     start_consent(core, &[("AWG_FAULT", fault)], extra, None).await
@@ -50,16 +43,11 @@ async fn state_reusable_exchanges_a_replay_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn state_never_expires_exchanges_after_the_timeout() {
     let core = FakeCore::start().await;
-    let adapter = faulty(
-        &core,
-        "consent-state-never-expires",
-        &["--consent-timeout-secs", "1"],
-    )
-    .await;
+    let adapter = faulty(&core, "consent-state-never-expires", &SHORT_TIMEOUT).await;
     let client = adapter.connect(None).await;
     let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
     let query = core.consent(&url).await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    outlive_short_timeout().await;
     // Minting another state clears expired ones: the fault keeps this one there too.
     auth_required_url(&call(&client, "get_repository", repo_args()).await);
     assert_eq!(callback(&adapter, &query).await.0, 200);
@@ -80,10 +68,7 @@ async fn resume_before_exchange_runs_the_call_without_a_token() {
     let query = core.consent(&next_url(&mut urls).await).await;
     core.token_mode(TokenMode::Status(500));
     assert_eq!(callback(&adapter, &query).await.0, 502);
-    let result = tokio::time::timeout(Duration::from_secs(10), parked)
-        .await
-        .expect("resumed")
-        .unwrap();
+    let result = finished(parked).await;
     // The honest adapter ends it `consent_failed`: the exchange failed, so
     // no token was stored, and the call resumed early finds none.
     expect_error(&result, "unauthenticated", None);

@@ -12,6 +12,7 @@ use std::{
     collections::HashMap,
     net::SocketAddr,
     sync::{Arc, Mutex},
+    time::Duration,
 };
 
 use axum::{
@@ -95,7 +96,8 @@ impl Authorize {
     }
 }
 
-fn s256(verifier: &str) -> String {
+/// The S256 challenge of `verifier` (RFC 7636 §4.2).
+pub fn s256(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
@@ -285,6 +287,40 @@ async fn repository(
     Json::<Value>(fixtures::repository()).into_response()
 }
 
+/// How long a test waits for what must happen soon (an elicitation, a
+/// resumed call, a log line) before it fails.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// How long a test gives what must not happen (a parked call ending, an
+/// elicitation arriving) to show before it concludes it did not.
+pub const SETTLE: Duration = Duration::from_millis(300);
+
+/// Flags for a one-second consent timeout; [`outlive_short_timeout`] waits past it.
+pub const SHORT_TIMEOUT: [&str; 2] = ["--consent-timeout-secs", "1"];
+
+/// Waits until a state minted under [`SHORT_TIMEOUT`] has expired.
+pub async fn outlive_short_timeout() {
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+}
+
+/// The arguments of the one tool call the consent tests make (`get_repository`).
+pub fn repo_args() -> Value {
+    json!({"owner": "alice", "repo": "lab"})
+}
+
+/// The `state` of an authorize URL.
+pub fn state_of(url: &str) -> String {
+    Authorize::parse(url).get("state").to_owned()
+}
+
+/// The `code` of a callback query.
+pub fn code_of(query: &str) -> &str {
+    query
+        .split('&')
+        .find_map(|p| p.strip_prefix("code="))
+        .unwrap_or_else(|| panic!("no code in the callback query"))
+}
+
 /// The adapter's `--public-url` in consent tests: loopback (a remote one
 /// needs `--allow-remote`, which would lift the `Host` guard) but deliberately
 /// not its real address, so a `redirect_uri` built from anything else shows.
@@ -413,9 +449,25 @@ pub fn call_in_background(
     tokio::spawn(async move { peer.call_tool(params).await.expect("tools/call answered") })
 }
 
+/// The result of a call made in the background, which must end within [`WAIT`].
+pub async fn finished(
+    call: tokio::task::JoinHandle<rmcp::model::CallToolResult>,
+) -> rmcp::model::CallToolResult {
+    tokio::time::timeout(WAIT, call)
+        .await
+        .expect("the call did not end within 10 s")
+        .expect("the call's task")
+}
+
+/// Whether a call made in the background is still running after [`SETTLE`].
+pub async fn still_parked(call: &tokio::task::JoinHandle<rmcp::model::CallToolResult>) -> bool {
+    tokio::time::sleep(SETTLE).await;
+    !call.is_finished()
+}
+
 /// The next URL an eliciting client received, within ten seconds.
 pub async fn next_url(urls: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> String {
-    tokio::time::timeout(std::time::Duration::from_secs(10), urls.recv())
+    tokio::time::timeout(WAIT, urls.recv())
         .await
         .expect("no elicitation within 10 s")
         .expect("elicitation channel open")
@@ -423,7 +475,7 @@ pub async fn next_url(urls: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -
 
 /// The first line of the adapter's log that contains `needle`, waiting up to ten seconds for it.
 pub async fn wait_for_log(adapter: &super::HttpAdapter, needle: &str) -> String {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + WAIT;
     loop {
         if let Some(line) = adapter.stderr().lines().find(|l| l.contains(needle)) {
             return line.to_owned();
@@ -432,6 +484,6 @@ pub async fn wait_for_log(adapter: &super::HttpAdapter, needle: &str) -> String 
             std::time::Instant::now() < deadline,
             "no log line with {needle:?} within 10 s"
         );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
