@@ -307,6 +307,23 @@ async fn a_failed_exchange_is_consent_failed_after_exactly_one_post() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirected_token_post_is_not_followed() {
+    let core = FakeCore::start().await;
+    let adapter = start_consent(&core, &[], &[], None).await;
+    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
+    let client = adapter.connect_handler(None, handler).await;
+    let parked = call_in_background(client.peer(), "get_repository", repo_args());
+    let query = core.consent(&next_url(&mut urls).await).await;
+    core.token_mode(TokenMode::Redirect);
+    let (status, page) = callback(&adapter, &query).await;
+    assert_eq!(status, 502, "{page}");
+    expect_error(&finished(parked).await, "consent_failed", None);
+    assert_eq!(core.token_posts(), 1);
+    assert_eq!(core.moved_requests(), 0, "the Location got no request");
+    assert!(core.api_auth().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_consent_before_the_deadline_is_consent_timeout() {
     let core = FakeCore::start().await;
     let adapter = start_consent(&core, &[], &SHORT_TIMEOUT, None).await;

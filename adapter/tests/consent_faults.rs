@@ -1,6 +1,7 @@
 //! Each consent-mode fault (`docs/faults.md`, family 18) really breaks its
 //! rule of spec §9, seen from outside: in the authorize URL, at the fake
-//! authorization server's token endpoint, in a tool result, or on disk.
+//! authorization server's token endpoint, in a tool result, or on disk. So
+//! does `adapter-follows-redirect`, whose client the token POST shares.
 #![cfg(feature = "faults")]
 
 mod support;
@@ -125,4 +126,17 @@ async fn token_on_disk_leaves_a_file() {
     assert_eq!(callback(&adapter, &core.consent(&url).await).await.0, 200);
     let token = std::fs::read_to_string(dir.path().join("awg-mcp-token")).unwrap();
     assert_eq!(token, core.issued_tokens()[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follows_redirect_reaches_the_token_post() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "adapter-follows-redirect", &[]).await;
+    let client = adapter.connect(None).await;
+    let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
+    let query = core.consent(&url).await;
+    core.token_mode(TokenMode::Redirect);
+    // The honest adapter answers 502 and sends nothing to the Location.
+    assert_eq!(callback(&adapter, &query).await.0, 200);
+    assert_eq!(core.moved_requests(), 1);
 }

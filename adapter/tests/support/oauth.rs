@@ -5,7 +5,8 @@
 //! redirect URI with a fresh code bound to the client, redirect URI and S256
 //! challenge (no browser session: the test is the person). `POST
 //! /login/oauth/access_token` counts every request and checks the verifier
-//! against the code's challenge. `GET /api/v1/repos/{owner}/{repo}` answers
+//! against the code's challenge, or answers as a [`TokenMode`] scripts it
+//! (a status, a malformed body, a 307 to a second, counting endpoint). `GET /api/v1/repos/{owner}/{repo}` answers
 //! only to a token this server issued, and records the `Authorization` it saw.
 
 use std::{
@@ -20,7 +21,7 @@ use axum::{
     extract::{Path, Query, State},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Response},
-    routing::{get, post},
+    routing::{any, get, post},
 };
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use serde_json::{Value, json};
@@ -40,7 +41,14 @@ pub enum TokenMode {
     Status(u16),
     /// Answers 200 with a body that is not a token answer.
     Malformed,
+    /// Answers 307 with a `Location` on [`MOVED_TOKEN_PATH`], whose token
+    /// endpoint issues a token to any request and counts them.
+    Redirect,
 }
+
+/// Where [`TokenMode::Redirect`] points: a second token endpoint that
+/// grants anything, so an adapter that follows the redirect would succeed.
+pub const MOVED_TOKEN_PATH: &str = "/moved/login/oauth/access_token";
 
 #[derive(Debug, Clone)]
 struct Issued {
@@ -54,6 +62,7 @@ struct Inner {
     codes: HashMap<String, Issued>,
     tokens: Vec<String>,
     token_posts: Vec<HashMap<String, String>>,
+    moved_requests: usize,
     api_auth: Vec<String>,
     mode: Option<TokenMode>,
     serial: u64,
@@ -108,6 +117,7 @@ impl FakeCore {
         let app = Router::new()
             .route("/login/oauth/authorize", get(authorize))
             .route("/login/oauth/access_token", post(access_token))
+            .route(MOVED_TOKEN_PATH, any(moved_access_token))
             .route("/api/v1/repos/{owner}/{repo}", get(repository))
             .with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -131,6 +141,11 @@ impl FakeCore {
     /// How many token POSTs arrived.
     pub fn token_posts(&self) -> usize {
         self.inner.lock().unwrap().token_posts.len()
+    }
+
+    /// How many requests arrived at [`MOVED_TOKEN_PATH`].
+    pub fn moved_requests(&self) -> usize {
+        self.inner.lock().unwrap().moved_requests
     }
 
     /// The forms of every token POST.
@@ -228,6 +243,13 @@ async fn access_token(
         TokenMode::Malformed => {
             return (StatusCode::OK, Json(json!({"token": "not-the-shape"}))).into_response();
         }
+        TokenMode::Redirect => {
+            return (
+                StatusCode::TEMPORARY_REDIRECT,
+                [(header::LOCATION, MOVED_TOKEN_PATH)],
+            )
+                .into_response();
+        }
         TokenMode::Honest => {}
     }
     let invalid = || {
@@ -251,6 +273,18 @@ async fn access_token(
     {
         return invalid();
     }
+    issue_token(&mut inner)
+}
+
+/// The token endpoint a redirect points to: counts, and grants anything.
+async fn moved_access_token(State(inner): State<Arc<Mutex<Inner>>>) -> Response {
+    let mut inner = inner.lock().unwrap();
+    inner.moved_requests += 1;
+    issue_token(&mut inner)
+}
+
+/// A fresh token, kept as issued, in a 200 token answer.
+fn issue_token(inner: &mut Inner) -> Response {
     inner.serial += 1;
     let token = format!("consented-token-{}", inner.serial);
     inner.tokens.push(token.clone());
