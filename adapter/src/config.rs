@@ -38,7 +38,7 @@ pub struct Cli {
     /// Address for the HTTP transport; port 0 picks a free one.
     #[arg(long, env = "AWG_LISTEN", default_value = "127.0.0.1:0")]
     pub listen: SocketAddr,
-    /// Allow `--listen` on a non-loopback address (and any `Host` header).
+    /// Allow `--listen` on a non-loopback address, a non-loopback `--public-url`, and any `Host` header.
     #[arg(long, env = "AWG_ALLOW_REMOTE")]
     pub allow_remote: bool,
     /// Timeout of each upstream request in milliseconds (connect to last body byte).
@@ -140,6 +140,22 @@ impl CoreOrigin {
     }
 }
 
+/// Whether `name` (a host without port or brackets) is a loopback name:
+/// `localhost`, 127.0.0.0/8 or `::1`. The one rule for `Host`, `Origin` and
+/// `--public-url`.
+pub fn is_loopback_name(name: &str) -> bool {
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Whether `url`'s host is a loopback name.
+pub fn has_loopback_host(url: &Url) -> bool {
+    url.host_str()
+        .is_some_and(|host| is_loopback_name(host.trim_matches(['[', ']'])))
+}
+
 /// The complete, checked configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -149,7 +165,7 @@ pub struct Config {
     pub transport: Transport,
     /// HTTP listen address.
     pub listen: SocketAddr,
-    /// Whether non-loopback listening (and any Host) is allowed.
+    /// Whether non-loopback listening, a non-loopback public URL and any Host are allowed.
     pub allow_remote: bool,
     /// Upstream request timeout.
     pub upstream_timeout: Duration,
@@ -241,6 +257,13 @@ fn consent_from_cli(cli: &Cli, has_credential: bool) -> Result<Option<ConsentCon
         return fail("--public-url is longer than 512 characters");
     }
     let public_url = CoreOrigin::parse_as("--public-url", public_url)?;
+    // Without --allow-remote the Host guard refuses every non-loopback Host,
+    // so a browser sent to a remote public URL could never reach the callback.
+    if !has_loopback_host(public_url.url()) && !cli.allow_remote {
+        return Err(ConfigError::RemotePublicUrl {
+            url: public_url.url().to_string(),
+        });
+    }
     Ok(Some(ConsentConfig {
         client_id: client_id.to_owned(),
         public_url,
@@ -323,6 +346,46 @@ mod tests {
             "http://h:3000/?",
         ] {
             assert!(CoreOrigin::parse(bad).is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn a_remote_public_url_needs_allow_remote() {
+        let config = |public_url: &str, allow_remote: bool| {
+            let mut args = vec![
+                "awg-mcp",
+                "--core-url",
+                "http://127.0.0.1:3000",
+                "--transport",
+                "http",
+                "--oauth-client-id",
+                "client",
+                "--public-url",
+                public_url,
+            ];
+            if allow_remote {
+                args.push("--allow-remote");
+            }
+            Config::from_cli(Cli::try_parse_from(args).unwrap(), |_| None)
+        };
+        for loopback in [
+            "http://127.0.0.1:8848",
+            "http://localhost:8848",
+            "http://[::1]:8848",
+        ] {
+            assert!(config(loopback, false).is_ok(), "{loopback}");
+        }
+        for remote in ["https://mcp.example", "http://10.0.0.1:8848"] {
+            let error = config(remote, false).unwrap_err().to_string();
+            assert!(
+                error.contains("--public-url") && error.contains("--allow-remote"),
+                "{error}"
+            );
+            let consent = config(remote, true).unwrap().consent.unwrap();
+            assert_eq!(
+                consent.redirect_uri(),
+                format!("{remote}/mcp/oauth/callback")
+            );
         }
     }
 

@@ -33,6 +33,11 @@ pub enum ConfigError {
         "--listen {addr} is not a loopback address; pass --allow-remote to serve other hosts on purpose"
     )]
     RemoteListen { addr: std::net::SocketAddr },
+    /// `--public-url` names a non-loopback origin without `--allow-remote`.
+    #[error(
+        "--public-url {url} is not a loopback origin; pass --allow-remote to take consent callbacks from other hosts on purpose"
+    )]
+    RemotePublicUrl { url: String },
     /// The credential environment variables contradict each other.
     #[error("credential environment: {0}")]
     Credentials(String),
@@ -80,7 +85,7 @@ pub enum ErrorCode {
     MalformedResponse,
     /// Consent mode: the person must consent in a browser first; the message ends with the URL.
     AuthRequired,
-    /// Consent mode: the person declined (at the Core, or the client's elicitation).
+    /// Consent mode: the person declined (at the Core, or the client's elicitation), or the client cancelled the parked call.
     ConsentDenied,
     /// Consent mode: the callback's code could not be exchanged for a token.
     ConsentFailed,

@@ -20,7 +20,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    config::normalize_origin,
+    config::{has_loopback_host, is_loopback_name, normalize_origin},
     consent::{CALLBACK_PATH, Sessions, callback::oauth_callback},
     error::ConfigError,
     server::AdapterServer,
@@ -134,13 +134,6 @@ fn host_is_loopback(host: Option<&header::HeaderValue>) -> bool {
     is_loopback_name(name)
 }
 
-fn is_loopback_name(name: &str) -> bool {
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 /// Whether a present `Origin` may call: the configured list, else loopback http(s) origins.
 fn origin_allowed(guard: &Guard, origin: &str) -> bool {
     let Ok(normalized) = normalize_origin(origin) else {
@@ -149,10 +142,7 @@ fn origin_allowed(guard: &Guard, origin: &str) -> bool {
     if !guard.allowed_origins.is_empty() {
         return guard.allowed_origins.contains(&normalized);
     }
-    url::Url::parse(&normalized)
-        .ok()
-        .and_then(|u| u.host_str().map(|h| h.trim_matches(['[', ']']).to_owned()))
-        .is_some_and(|h| is_loopback_name(&h))
+    url::Url::parse(&normalized).is_ok_and(|url| has_loopback_host(&url))
 }
 
 #[cfg(test)]

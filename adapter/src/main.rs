@@ -63,11 +63,9 @@ fn run(config: Config) -> anyhow::Result<()> {
         .context("starting the async runtime")?;
     runtime.block_on(async move {
         let upstream = Upstream::new(config.core.clone(), config.upstream_timeout)?;
-        let mut server = AdapterServer::new(upstream, config.credential.clone());
+        let mut server = AdapterServer::new(upstream.clone(), config.credential.clone());
         if let Some(consent) = config.consent.clone() {
-            let consent =
-                awg_mcp::consent::Consent::new(consent, config.core.clone(), config.upstream_timeout)?;
-            server = server.with_consent(consent);
+            server = server.with_consent(awg_mcp::consent::Consent::new(consent, upstream));
         }
         tracing::info!(core = %config.core.url(), transport = ?config.transport, "awg-mcp starting");
         match config.transport {

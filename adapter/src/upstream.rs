@@ -22,8 +22,9 @@ use crate::{
 /// Upper bound on an upstream body the adapter will read (a whole grant list page fits easily).
 const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 
-/// Bytes left as they are in a path segment; everything else is percent-encoded.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+/// RFC 3986 unreserved bytes, left as they are in a path segment or a query
+/// value (consent mode's authorize URL); everything else is percent-encoded.
+pub(crate) const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'_')
     .remove(b'.')
@@ -127,7 +128,8 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    /// Builds the client: no redirects, no retries, no proxy, the given timeout.
+    /// Builds the client: no redirects, no retries, no proxy, the given
+    /// timeout. Consent mode's token POST uses the same client.
     pub fn new(origin: CoreOrigin, timeout: Duration) -> Result<Self, ConfigError> {
         let client = reqwest::Client::builder()
             .redirect(if fault!(AdapterFollowsRedirect) {
@@ -144,6 +146,17 @@ impl Upstream {
         Ok(Self { origin, client })
     }
 
+    /// The one Core origin.
+    pub fn origin(&self) -> &CoreOrigin {
+        &self.origin
+    }
+
+    /// The client itself, for a request [`Upstream::call`] does not shape
+    /// (consent mode's token POST).
+    pub(crate) fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     /// `origin/api/v1/<segments…>?<query>`, each segment encoded as exactly one path segment.
     ///
     /// Callers pass only validated segments: never empty, `.` or `..`, which
@@ -156,7 +169,7 @@ impl Upstream {
                 "unvalidated path segment reached the upstream client"
             );
             path.push('/');
-            path.extend(utf8_percent_encode(segment, SEGMENT));
+            path.extend(utf8_percent_encode(segment, UNRESERVED));
         }
         let mut url = self.origin.url().clone();
         url.set_path(&path);
@@ -203,11 +216,7 @@ impl Upstream {
         let response = match sent {
             Ok(response) => response,
             Err(error) => {
-                let why = if error.is_timeout() {
-                    "timed out"
-                } else {
-                    "no response"
-                };
+                let why = send_failure(&error);
                 tracing::warn!(%method, %path, why, "upstream request failed");
                 return Err(op.unclear(None, why));
             }
@@ -237,7 +246,7 @@ impl Upstream {
         };
         let total_count = header_text("x-total-count");
         let link = header_text("link");
-        let bytes = match read_body(response).await {
+        let bytes = match read_body(response, MAX_BODY_BYTES).await {
             Ok(bytes) => bytes,
             Err(why) => {
                 tracing::warn!(%method, %path, why, "upstream body failed");
@@ -264,13 +273,25 @@ fn describe(status: StatusCode) -> String {
     }
 }
 
-/// Reads the whole body up to [`MAX_BODY_BYTES`].
-async fn read_body(mut response: reqwest::Response) -> Result<Vec<u8>, &'static str> {
+/// Why a request got no response at all, in words fit for a message or a log.
+pub(crate) fn send_failure(error: &reqwest::Error) -> &'static str {
+    if error.is_timeout() {
+        "timed out"
+    } else {
+        "no response"
+    }
+}
+
+/// Reads the whole body, up to `limit` bytes.
+pub(crate) async fn read_body(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<Vec<u8>, &'static str> {
     let mut bytes = Vec::new();
     loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
-                if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+                if bytes.len() + chunk.len() > limit {
                     return Err("response body too large");
                 }
                 bytes.extend_from_slice(&chunk);

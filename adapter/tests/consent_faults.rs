@@ -1,19 +1,13 @@
 //! Each consent-mode fault (`docs/faults.md`, family 18) really breaks its
 //! rule of spec §9, seen from outside: in the authorize URL, at the fake
-//! authorization server's token endpoint, in a tool result, or on disk.
+//! authorization server's token endpoint, in a tool result, or on disk. So
+//! does `adapter-follows-redirect`, whose client the token POST shares.
 #![cfg(feature = "faults")]
 
 mod support;
 
-use std::time::Duration;
-
 use rmcp::model::ElicitationAction;
-use serde_json::{Value, json};
 use support::{oauth::*, *};
-
-fn repo_args() -> Value {
-    json!({"owner": "alice", "repo": "lab"})
-}
 
 async fn faulty(core: &FakeCore, fault: &str, extra: &[&str]) -> HttpAdapter {
     start_consent(core, &[("AWG_FAULT", fault)], extra, None).await
@@ -50,16 +44,13 @@ async fn state_reusable_exchanges_a_replay_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn state_never_expires_exchanges_after_the_timeout() {
     let core = FakeCore::start().await;
-    let adapter = faulty(
-        &core,
-        "consent-state-never-expires",
-        &["--consent-timeout-secs", "1"],
-    )
-    .await;
+    let adapter = faulty(&core, "consent-state-never-expires", &SHORT_TIMEOUT).await;
     let client = adapter.connect(None).await;
     let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
     let query = core.consent(&url).await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    outlive_short_timeout().await;
+    // Minting another state clears expired ones: the fault keeps this one there too.
+    auth_required_url(&call(&client, "get_repository", repo_args()).await);
     assert_eq!(callback(&adapter, &query).await.0, 200);
     assert_eq!(
         core.token_posts(),
@@ -69,7 +60,7 @@ async fn state_never_expires_exchanges_after_the_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn resume_before_exchange_ends_a_failed_consent_otherwise() {
+async fn resume_before_exchange_runs_the_call_without_a_token() {
     let core = FakeCore::start().await;
     let adapter = faulty(&core, "consent-resume-before-exchange", &[]).await;
     let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
@@ -77,9 +68,13 @@ async fn resume_before_exchange_ends_a_failed_consent_otherwise() {
     let parked = call_in_background(client.peer(), "get_repository", repo_args());
     let query = core.consent(&next_url(&mut urls).await).await;
     core.token_mode(TokenMode::Status(500));
-    callback(&adapter, &query).await;
-    let result = parked.await.unwrap();
-    assert_ne!(error_code(&result), "consent_failed");
+    assert_eq!(callback(&adapter, &query).await.0, 502);
+    let result = finished(parked).await;
+    // The honest adapter ends it `consent_failed`: the exchange failed, so
+    // no token was stored, and the call resumed early finds none.
+    expect_error(&result, "unauthenticated", None);
+    assert_eq!(core.token_posts(), 1);
+    assert!(core.api_auth().is_empty(), "nothing ran");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -131,4 +126,17 @@ async fn token_on_disk_leaves_a_file() {
     assert_eq!(callback(&adapter, &core.consent(&url).await).await.0, 200);
     let token = std::fs::read_to_string(dir.path().join("awg-mcp-token")).unwrap();
     assert_eq!(token, core.issued_tokens()[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follows_redirect_reaches_the_token_post() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "adapter-follows-redirect", &[]).await;
+    let client = adapter.connect(None).await;
+    let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
+    let query = core.consent(&url).await;
+    core.token_mode(TokenMode::Redirect);
+    // The honest adapter answers 502 and sends nothing to the Location.
+    assert_eq!(callback(&adapter, &query).await.0, 200);
+    assert_eq!(core.moved_requests(), 1);
 }

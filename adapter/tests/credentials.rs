@@ -137,19 +137,15 @@ async fn stdio_uses_the_process_token_or_basic() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn contradictory_credential_environment_stops_the_start() {
-    let output = tokio::process::Command::new(BIN)
-        .env_clear()
-        .args(["--core-url", "http://127.0.0.1:9"])
-        .envs([
+    let stderr = start_error(
+        &["--core-url", "http://127.0.0.1:9"],
+        &[
             ("AWG_TOKEN", "t-6a2c"),
             ("AWG_BASIC_USER", "bot"),
             ("AWG_BASIC_PASSWORD", "p-6a2c"),
-        ])
-        .output()
-        .await
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+        ],
+    )
+    .await;
     assert!(stderr.contains("AWG_TOKEN"), "{stderr}");
     assert!(
         !stderr.contains("t-6a2c") && !stderr.contains("p-6a2c"),

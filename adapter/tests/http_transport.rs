@@ -226,18 +226,6 @@ async fn allow_remote_accepts_any_host_and_sigterm_stops_cleanly() {
     assert!(status.success(), "{status}");
 }
 
-async fn start_error(args: &[&str]) -> String {
-    let output = tokio::process::Command::new(BIN)
-        .env_clear()
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2), "{args:?}");
-    assert!(output.stdout.is_empty(), "no address line on failure");
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_core_url_that_is_not_a_bare_origin_stops_the_start() {
     for bad in [
@@ -249,7 +237,7 @@ async fn a_core_url_that_is_not_a_bare_origin_stops_the_start() {
         "127.0.0.1:3000",
         "",
     ] {
-        let stderr = start_error(&["--transport", "http", "--core-url", bad]).await;
+        let stderr = start_error(&["--transport", "http", "--core-url", bad], &[]).await;
         assert!(
             stderr.contains("--core-url") && stderr.contains("bare http(s) origin"),
             "{bad}: {stderr}"
@@ -259,20 +247,23 @@ async fn a_core_url_that_is_not_a_bare_origin_stops_the_start() {
             "a credential in the URL was echoed: {stderr}"
         );
     }
-    let stderr = start_error(&["--transport", "http"]).await;
+    let stderr = start_error(&["--transport", "http"], &[]).await;
     assert!(stderr.contains("--core-url"), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_non_loopback_listen_needs_allow_remote() {
-    let stderr = start_error(&[
-        "--transport",
-        "http",
-        "--core-url",
-        "http://127.0.0.1:9",
-        "--listen",
-        "0.0.0.0:0",
-    ])
+    let stderr = start_error(
+        &[
+            "--transport",
+            "http",
+            "--core-url",
+            "http://127.0.0.1:9",
+            "--listen",
+            "0.0.0.0:0",
+        ],
+        &[],
+    )
     .await;
     assert!(stderr.contains("--allow-remote"), "{stderr}");
 }

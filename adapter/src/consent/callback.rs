@@ -143,7 +143,7 @@ async fn handle(consent: &Consent, query: &str) -> Page {
         return Page::Rejected;
     };
     if fault!(ConsentResumeBeforeExchange) {
-        wake(&mut claim, Outcome::Resume);
+        wake(&mut claim, Outcome::Granted);
     }
     match exchange(consent, &claim, &code).await {
         Ok(granted) => {
@@ -155,7 +155,7 @@ async fn handle(consent: &Consent, query: &str) -> Page {
                 let _ = std::fs::write("awg-mcp-token", &granted.access_token);
             }
             tracing::info!("consent: token kept in memory for its session");
-            wake(&mut claim, Outcome::Granted(granted.access_token));
+            wake(&mut claim, Outcome::Granted);
             Page::Done
         }
         Err(refusal) => {

@@ -1,14 +1,17 @@
 //! The one token POST: `POST {core}/login/oauth/access_token`.
 //!
 //! Sent exactly once per spent state, to the fixed Core origin, with the
-//! state's own verifier; no retry and no redirect followed (the client is
-//! built that way in [`super::store::Consent::new`]). The answer's body never
+//! state's own verifier, through the upstream client (no retry, no redirect
+//! followed: [`crate::upstream::Upstream::new`]). The answer's body never
 //! leaves this file: only a token, or why there is none.
 
 use serde::Deserialize;
 
 use super::store::{Claim, Consent};
-use crate::config::is_header_token;
+use crate::{
+    config::is_header_token,
+    upstream::{read_body, send_failure},
+};
 
 /// Largest token answer read.
 const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -40,7 +43,8 @@ struct TokenAnswer {
 
 /// Exchanges `code` under `claim`'s verifier and redirect URI.
 pub async fn exchange(consent: &Consent, claim: &Claim, code: &str) -> Result<Granted, Refusal> {
-    let mut url = consent.core().url().clone();
+    let upstream = consent.upstream();
+    let mut url = upstream.origin().url().clone();
     url.set_path("/login/oauth/access_token");
     let form = [
         ("grant_type", "authorization_code"),
@@ -49,25 +53,18 @@ pub async fn exchange(consent: &Consent, claim: &Claim, code: &str) -> Result<Gr
         ("client_id", consent.client_id()),
         ("code_verifier", claim.verifier.as_str()),
     ];
-    let sent = consent
+    let sent = upstream
         .client()
         .post(url)
         .header(reqwest::header::ACCEPT, "application/json")
         .form(&form)
         .send()
         .await;
-    let mut response = match sent {
-        Ok(response) => response,
-        Err(error) => {
-            let why = if error.is_timeout() {
-                "timed out"
-            } else {
-                "no response"
-            };
-            tracing::warn!(why, "consent: the token request failed");
-            return Err(Refusal::Upstream);
-        }
-    };
+    let response = sent.map_err(|error| {
+        let why = send_failure(&error);
+        tracing::warn!(why, "consent: the token request failed");
+        Refusal::Upstream
+    })?;
     let status = response.status().as_u16();
     tracing::info!(status, "consent: the Core answered the token request");
     if status == 400 {
@@ -76,19 +73,10 @@ pub async fn exchange(consent: &Consent, claim: &Claim, code: &str) -> Result<Gr
     if status != 200 {
         return Err(Refusal::Upstream);
     }
-    let mut body = Vec::new();
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) if body.len() + chunk.len() <= MAX_BODY_BYTES => {
-                body.extend_from_slice(&chunk)
-            }
-            Ok(None) => break,
-            Ok(Some(_)) | Err(_) => {
-                tracing::warn!("consent: the token answer was lost or too large");
-                return Err(Refusal::Upstream);
-            }
-        }
-    }
+    let body = read_body(response, MAX_BODY_BYTES).await.map_err(|why| {
+        tracing::warn!(why, "consent: the token answer failed");
+        Refusal::Upstream
+    })?;
     let answer: TokenAnswer = serde_json::from_slice(&body).map_err(|_| {
         tracing::warn!("consent: the token answer is not the expected JSON");
         Refusal::Upstream

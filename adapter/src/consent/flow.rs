@@ -47,18 +47,25 @@ pub struct ConsentCall {
 }
 
 impl ConsentCall {
-    /// The credential this call runs with, or why it ends here.
-    pub async fn credential(&self) -> Result<Credential, ToolError> {
+    /// The credential this call runs with, or why it ends here. `Ok(None)`
+    /// when consent has nothing to give: the session is not live (it ended),
+    /// or no token was stored for it. The call is then refused like any call
+    /// without a credential.
+    pub async fn credential(&self) -> Result<Option<Credential>, ToolError> {
         if let Some(token) = self.consent.token_for(&self.session) {
-            return Ok(Credential::Token(token));
+            return Ok(Some(Credential::Token(token)));
         }
         let url_mode = self
             .peer
             .supported_elicitation_modes()
             .contains(&ElicitationMode::Url);
-        let minted = self
+        let Some(minted) = self
             .consent
-            .mint(&self.session, self.host.as_deref(), url_mode);
+            .mint(&self.session, self.host.as_deref(), url_mode)
+        else {
+            tracing::info!("consent: the session is not live; nothing minted");
+            return Ok(None);
+        };
         let Some(mut waiter) = minted.waiter else {
             tracing::info!("consent: state minted; auth_required with the URL");
             return Err(ToolError::auth_required(PROSE, &minted.url));
@@ -82,7 +89,7 @@ impl ConsentCall {
                     Ok(_) => {
                         tracing::info!("consent: the client declined the elicitation");
                         self.consent.withdraw(&minted.state);
-                        return Err(denied());
+                        break Some(Outcome::Denied);
                     }
                     Err(_) => {
                         // The client could not take the request after all:
@@ -96,45 +103,36 @@ impl ConsentCall {
                 () = tokio::time::sleep_until(deadline) => {
                     tracing::info!("consent: no consent before the deadline");
                     self.consent.withdraw(&minted.state);
-                    return Err(timeout());
+                    break None;
                 }
                 () = self.cancelled.cancelled() => {
+                    // The client withdrew the call: its own "no", like an
+                    // elicitation answered `cancel`, and no deadline passed.
+                    tracing::info!("consent: the client cancelled the parked call");
                     self.consent.withdraw(&minted.state);
-                    return Err(timeout());
+                    break Some(Outcome::Denied);
                 }
             }
         };
-        match outcome {
-            Some(Outcome::Granted(token)) => Ok(Credential::Token(token)),
-            Some(Outcome::Denied) => Err(denied()),
-            Some(Outcome::Failed) => Err(ToolError::new(
+        let (code, message) = match outcome {
+            Some(Outcome::Granted) => {
+                return Ok(self.consent.token_for(&self.session).map(Credential::Token));
+            }
+            Some(Outcome::Denied) => (
+                ErrorCode::ConsentDenied,
+                "consent denied: the person or the client declined; nothing was run.",
+            ),
+            Some(Outcome::Failed) => (
                 ErrorCode::ConsentFailed,
-                None,
                 "consent failed: the Core did not exchange the sign-in for a token; nothing was run. Call the tool again to start over.",
-            )),
-            Some(Outcome::Resume) => self
-                .consent
-                .token_for(&self.session)
-                .map(Credential::Token)
-                .ok_or_else(|| ToolError::new(ErrorCode::Unauthenticated, None, "no credential")),
-            // The state went without a word: it expired, or the session ended.
-            None => Err(timeout()),
-        }
+            ),
+            // The deadline passed, or the state went without a word (it
+            // expired, or the session ended).
+            None => (
+                ErrorCode::ConsentTimeout,
+                "consent timed out: no consent arrived in time; nothing was run. Call the tool again to start over.",
+            ),
+        };
+        Err(ToolError::new(code, None, message))
     }
-}
-
-fn denied() -> ToolError {
-    ToolError::new(
-        ErrorCode::ConsentDenied,
-        None,
-        "consent denied: the person declined; nothing was run.",
-    )
-}
-
-fn timeout() -> ToolError {
-    ToolError::new(
-        ErrorCode::ConsentTimeout,
-        None,
-        "consent timed out: no consent arrived in time; nothing was run. Call the tool again to start over.",
-    )
 }

@@ -1,10 +1,11 @@
-//! Where an MCP session's end reaches consent mode.
+//! Where an MCP session's start and end reach consent mode.
 //!
-//! Two ways a session ends: the client's `DELETE` (rmcp's `close_session`),
-//! which [`Sessions`] sees at once, and anything else that stops the
-//! session's handler (idle timeout, lost connection, shutdown), which the
-//! handler's [`SessionGuard`] sees when it is dropped. Either way the
-//! session's states and token go.
+//! A session becomes live for consent mode when rmcp creates it
+//! ([`Sessions`]), and never again once it ended. Two ways a session ends:
+//! the client's `DELETE` (rmcp's `close_session`), which [`Sessions`] sees at
+//! once, and anything else that stops the session's handler (idle timeout,
+//! lost connection, shutdown), which the handler's [`SessionGuard`] sees when
+//! it is dropped. Either way the session's states and token go.
 
 use std::sync::{Arc, OnceLock};
 
@@ -22,7 +23,7 @@ use rmcp::transport::{
 
 use super::Consent;
 
-/// rmcp's local session manager, telling consent mode about closed sessions.
+/// rmcp's local session manager, telling consent mode about created and closed sessions.
 #[derive(Debug, Default)]
 pub struct Sessions {
     inner: LocalSessionManager,
@@ -30,7 +31,7 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    /// Sessions that end consent state in `consent` (if consent mode is on).
+    /// Sessions that begin and end consent state in `consent` (if consent mode is on).
     pub fn new(consent: Option<Arc<Consent>>) -> Self {
         Self {
             inner: LocalSessionManager::default(),
@@ -46,7 +47,11 @@ impl SessionManager for Sessions {
     type Transport = WorkerTransport<LocalSessionWorker>;
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
-        self.inner.create_session().await
+        let (id, transport) = self.inner.create_session().await?;
+        if let Some(consent) = &self.consent {
+            consent.begin_session(&id);
+        }
+        Ok((id, transport))
     }
 
     async fn initialize_session(
@@ -99,6 +104,9 @@ impl SessionManager for Sessions {
         &self,
         id: SessionId,
     ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        // Only with a session store, which the adapter never configures. A
+        // restored session would not be live for consent mode: its states and
+        // token were in memory only.
         self.inner.restore_session(id).await
     }
 

@@ -12,37 +12,30 @@ use std::{
     time::{Duration, Instant},
 };
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::utf8_percent_encode;
 use tokio::sync::oneshot;
 
 use super::{CALLBACK_PATH, SCOPE, pkce};
 use crate::{
-    config::{ConsentConfig, CoreOrigin},
-    error::ConfigError,
+    config::ConsentConfig,
     faults::fault,
+    upstream::{UNRESERVED, Upstream},
 };
-
-/// Query bytes left as they are: RFC 3986 unreserved; the rest is percent-encoded.
-const QUERY: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'~');
 
 /// At most this many open states per session; minting more forgets the oldest.
 const MAX_STATES_PER_SESSION: usize = 8;
 
 /// How a parked call is woken.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// The exchange succeeded: run with this token.
-    Granted(String),
+    /// The exchange succeeded and the token is kept for the session: run
+    /// with the session's token (the call reads it from the store, so it
+    /// can only ever run with a token that was actually stored).
+    Granted,
     /// The person declined at the Core (`error=access_denied`).
     Denied,
     /// The callback was not usable or the exchange failed.
     Failed,
-    /// Fault `consent-resume-before-exchange`: woken before any exchange.
-    Resume,
 }
 
 /// One open state.
@@ -55,6 +48,15 @@ struct Pending {
     waiter: Option<oneshot::Sender<Outcome>>,
 }
 
+impl Pending {
+    /// Whether this state has outlived the consent timeout at `now`: the one
+    /// expiry rule, for spending a state and for clearing old ones (never,
+    /// under the fault `consent-state-never-expires`).
+    fn expired(&self, now: Instant) -> bool {
+        now >= self.expires && !fault!(ConsentStateNeverExpires)
+    }
+}
+
 /// A session's consented token.
 struct Token {
     secret: String,
@@ -65,7 +67,7 @@ struct Token {
 struct Inner {
     states: HashMap<String, Pending>,
     tokens: HashMap<String, Token>,
-    /// Sessions that minted a state and have not ended.
+    /// MCP sessions created and not ended: only these mint states and keep tokens.
     live: HashSet<String>,
 }
 
@@ -94,8 +96,7 @@ pub struct Claim {
 /// Consent mode's shared state: one per process, shared by all sessions.
 pub struct Consent {
     config: ConsentConfig,
-    core: CoreOrigin,
-    client: reqwest::Client,
+    upstream: Upstream,
     inner: Mutex<Inner>,
 }
 
@@ -109,27 +110,15 @@ impl std::fmt::Debug for Consent {
 }
 
 impl Consent {
-    /// Consent mode for `config` on the fixed `core` origin; the token POST
-    /// uses `timeout`, follows no redirect and is never retried.
-    pub fn new(
-        config: ConsentConfig,
-        core: CoreOrigin,
-        timeout: Duration,
-    ) -> Result<Arc<Self>, ConfigError> {
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .retry(reqwest::retry::never())
-            .no_proxy()
-            .timeout(timeout)
-            .user_agent(concat!("awg-mcp/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| ConfigError::Client(e.to_string()))?;
-        Ok(Arc::new(Self {
+    /// Consent mode for `config`. The authorize URL and the token POST go
+    /// to `upstream`'s fixed origin, the POST through its client (no
+    /// redirect followed, never retried, the upstream timeout).
+    pub fn new(config: ConsentConfig, upstream: Upstream) -> Arc<Self> {
+        Arc::new(Self {
             config,
-            core,
-            client,
+            upstream,
             inner: Mutex::new(Inner::default()),
-        }))
+        })
     }
 
     /// The consent timeout (state lifetime and parking deadline).
@@ -137,16 +126,12 @@ impl Consent {
         self.config.timeout
     }
 
-    pub(super) fn client(&self) -> &reqwest::Client {
-        &self.client
+    pub(super) fn upstream(&self) -> &Upstream {
+        &self.upstream
     }
 
     pub(super) fn client_id(&self) -> &str {
         &self.config.client_id
-    }
-
-    pub(super) fn core(&self) -> &CoreOrigin {
-        &self.core
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -165,10 +150,17 @@ impl Consent {
         Some(token.secret.clone())
     }
 
+    /// A new MCP session: from now until [`Consent::end_session`] it may
+    /// mint states and keep a token. Never again after it ended.
+    pub fn begin_session(&self, session: &str) {
+        self.lock().live.insert(session.to_owned());
+    }
+
     /// Mints a state for `session` with a fresh verifier and builds the
-    /// authorize URL. `park` gives the caller a receiver to wait on.
+    /// authorize URL; `None` when the session is not live (never created, or
+    /// ended). `park` gives the caller a receiver to wait on.
     /// `host` is the MCP request's `Host`, used only by a fault.
-    pub fn mint(&self, session: &str, host: Option<&str>, park: bool) -> Minted {
+    pub fn mint(&self, session: &str, host: Option<&str>, park: bool) -> Option<Minted> {
         let state = pkce::random_secret();
         let verifier = if fault!(ConsentSharedVerifier) {
             static SHARED: OnceLock<String> = OnceLock::new();
@@ -185,10 +177,10 @@ impl Consent {
             Some(host) => format!("http://{host}{CALLBACK_PATH}"),
             None => self.config.redirect_uri(),
         };
-        let enc = |s: &str| utf8_percent_encode(s, QUERY).to_string();
+        let enc = |s: &str| utf8_percent_encode(s, UNRESERVED).to_string();
         let url = format!(
             "{core}login/oauth/authorize?response_type=code&client_id={client}&redirect_uri={redirect}&state={state}&code_challenge={challenge}&code_challenge_method={method}&scope={scope}",
-            core = self.core.url(),
+            core = self.upstream.origin().url(),
             client = enc(&self.config.client_id),
             redirect = enc(&redirect_uri),
             state = enc(&state),
@@ -203,8 +195,10 @@ impl Consent {
         };
         let now = Instant::now();
         let mut inner = self.lock();
-        inner.live.insert(session.to_owned());
-        inner.states.retain(|_, p| p.expires > now);
+        if !inner.live.contains(session) {
+            return None;
+        }
+        inner.states.retain(|_, p| !p.expired(now));
         let mut own: Vec<(Instant, String)> = inner
             .states
             .iter()
@@ -227,11 +221,11 @@ impl Consent {
                 waiter: sender,
             },
         );
-        Minted {
+        Some(Minted {
             state,
             url,
             waiter: receiver,
-        }
+        })
     }
 
     /// Forgets a state (a declined, timed-out or cancelled parked call).
@@ -252,7 +246,7 @@ impl Consent {
     pub fn claim(&self, state: &str) -> Option<Claim> {
         let mut inner = self.lock();
         let pending = inner.states.get_mut(state)?;
-        if Instant::now() >= pending.expires && !fault!(ConsentStateNeverExpires) {
+        if pending.expired(Instant::now()) {
             inner.states.remove(state);
             return None;
         }
@@ -295,7 +289,7 @@ impl Consent {
             }
             for pending in inner.states.values_mut() {
                 if let Some(waiter) = pending.waiter.take() {
-                    let _ = waiter.send(Outcome::Granted(secret.to_owned()));
+                    let _ = waiter.send(Outcome::Granted);
                 }
             }
             return true;
@@ -314,5 +308,67 @@ impl Consent {
         inner.tokens.remove(session);
         inner.states.retain(|_, p| p.session != session);
         inner.live.remove(session);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn consent() -> Arc<Consent> {
+        let origin = |url| crate::config::CoreOrigin::parse(url).unwrap();
+        let config = ConsentConfig {
+            client_id: "client".to_owned(),
+            public_url: origin("http://127.0.0.1:9"),
+            timeout: Duration::from_secs(60),
+        };
+        let upstream = Upstream::new(origin("http://127.0.0.1:8"), Duration::from_secs(1));
+        Consent::new(config, upstream.unwrap())
+    }
+
+    /// Consents `session` through one state: begin, mint, spend, keep the token.
+    fn consented(consent: &Consent, session: &str, token: &str) {
+        consent.begin_session(session);
+        let minted = consent.mint(session, None, false).expect("a live session");
+        let claim = consent.claim(&minted.state).expect("a fresh state");
+        assert_eq!(claim.session, session);
+        assert!(consent.store_token(session, token, None));
+    }
+
+    #[test]
+    fn an_ended_session_leaves_no_token_and_no_state_behind() {
+        let consent = consent();
+        consented(&consent, "alice", "alice-token");
+        consented(&consent, "bob", "bob-token");
+        let open = consent.mint("alice", None, false).unwrap();
+        assert_eq!(consent.token_for("alice").as_deref(), Some("alice-token"));
+
+        consent.end_session("alice");
+        assert_eq!(consent.token_for("alice"), None, "the token goes");
+        assert!(consent.claim(&open.state).is_none(), "its states go");
+        assert_eq!(
+            consent.token_for("bob").as_deref(),
+            Some("bob-token"),
+            "another session keeps its own"
+        );
+    }
+
+    #[test]
+    fn only_a_live_session_mints_and_keeps_a_token() {
+        let consent = consent();
+        assert!(
+            consent.mint("stranger", None, false).is_none(),
+            "never created"
+        );
+        consent.begin_session("alice");
+        let open = consent
+            .mint("alice", None, false)
+            .expect("a live session mints");
+        consent.end_session("alice");
+        // Ended is final: minting again revives nothing.
+        assert!(consent.mint("alice", None, false).is_none());
+        assert!(consent.claim(&open.state).is_none());
+        assert!(!consent.store_token("alice", "late-token", None));
+        assert_eq!(consent.token_for("alice"), None);
     }
 }

@@ -48,8 +48,9 @@ impl Ctx {
     /// input passed validation, so an invalid call never mints a state.
     pub async fn credential(&self) -> Result<Credential, ToolError> {
         if let (Err(CredentialProblem::Missing), Some(consent)) = (&self.credential, &self.consent)
+            && let Some(credential) = consent.credential().await?
         {
-            return consent.credential().await;
+            return Ok(credential);
         }
         self.credential.clone().map_err(|problem| {
             let message = match problem {

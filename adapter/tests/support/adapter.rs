@@ -180,6 +180,21 @@ impl HttpAdapter {
     }
 }
 
+/// Starts `awg-mcp` with `args` and a clean environment plus `env`, expects
+/// the start to be refused (exit status 2, no address line), and returns stderr.
+pub async fn start_error(args: &[&str], env: &[(&str, &str)]) -> String {
+    let output = tokio::process::Command::new(BIN)
+        .env_clear()
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{args:?}");
+    assert!(output.stdout.is_empty(), "no address line on failure");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 /// Starts `awg-mcp` on stdio with a clean environment plus `env`, and connects.
 pub async fn stdio(
     core: &str,

@@ -5,13 +5,15 @@
 //! redirect URI with a fresh code bound to the client, redirect URI and S256
 //! challenge (no browser session: the test is the person). `POST
 //! /login/oauth/access_token` counts every request and checks the verifier
-//! against the code's challenge. `GET /api/v1/repos/{owner}/{repo}` answers
+//! against the code's challenge, or answers as a [`TokenMode`] scripts it
+//! (a status, a malformed body, a 307 to a second, counting endpoint). `GET /api/v1/repos/{owner}/{repo}` answers
 //! only to a token this server issued, and records the `Authorization` it saw.
 
 use std::{
     collections::HashMap,
     net::SocketAddr,
     sync::{Arc, Mutex},
+    time::Duration,
 };
 
 use axum::{
@@ -19,7 +21,7 @@ use axum::{
     extract::{Path, Query, State},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Response},
-    routing::{get, post},
+    routing::{any, get, post},
 };
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use serde_json::{Value, json};
@@ -39,7 +41,14 @@ pub enum TokenMode {
     Status(u16),
     /// Answers 200 with a body that is not a token answer.
     Malformed,
+    /// Answers 307 with a `Location` on [`MOVED_TOKEN_PATH`], whose token
+    /// endpoint issues a token to any request and counts them.
+    Redirect,
 }
+
+/// Where [`TokenMode::Redirect`] points: a second token endpoint that
+/// grants anything, so an adapter that follows the redirect would succeed.
+pub const MOVED_TOKEN_PATH: &str = "/moved/login/oauth/access_token";
 
 #[derive(Debug, Clone)]
 struct Issued {
@@ -53,6 +62,7 @@ struct Inner {
     codes: HashMap<String, Issued>,
     tokens: Vec<String>,
     token_posts: Vec<HashMap<String, String>>,
+    moved_requests: usize,
     api_auth: Vec<String>,
     mode: Option<TokenMode>,
     serial: u64,
@@ -95,7 +105,8 @@ impl Authorize {
     }
 }
 
-fn s256(verifier: &str) -> String {
+/// The S256 challenge of `verifier` (RFC 7636 §4.2).
+pub fn s256(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
@@ -106,6 +117,7 @@ impl FakeCore {
         let app = Router::new()
             .route("/login/oauth/authorize", get(authorize))
             .route("/login/oauth/access_token", post(access_token))
+            .route(MOVED_TOKEN_PATH, any(moved_access_token))
             .route("/api/v1/repos/{owner}/{repo}", get(repository))
             .with_state(inner.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -129,6 +141,11 @@ impl FakeCore {
     /// How many token POSTs arrived.
     pub fn token_posts(&self) -> usize {
         self.inner.lock().unwrap().token_posts.len()
+    }
+
+    /// How many requests arrived at [`MOVED_TOKEN_PATH`].
+    pub fn moved_requests(&self) -> usize {
+        self.inner.lock().unwrap().moved_requests
     }
 
     /// The forms of every token POST.
@@ -226,6 +243,13 @@ async fn access_token(
         TokenMode::Malformed => {
             return (StatusCode::OK, Json(json!({"token": "not-the-shape"}))).into_response();
         }
+        TokenMode::Redirect => {
+            return (
+                StatusCode::TEMPORARY_REDIRECT,
+                [(header::LOCATION, MOVED_TOKEN_PATH)],
+            )
+                .into_response();
+        }
         TokenMode::Honest => {}
     }
     let invalid = || {
@@ -249,6 +273,18 @@ async fn access_token(
     {
         return invalid();
     }
+    issue_token(&mut inner)
+}
+
+/// The token endpoint a redirect points to: counts, and grants anything.
+async fn moved_access_token(State(inner): State<Arc<Mutex<Inner>>>) -> Response {
+    let mut inner = inner.lock().unwrap();
+    inner.moved_requests += 1;
+    issue_token(&mut inner)
+}
+
+/// A fresh token, kept as issued, in a 200 token answer.
+fn issue_token(inner: &mut Inner) -> Response {
     inner.serial += 1;
     let token = format!("consented-token-{}", inner.serial);
     inner.tokens.push(token.clone());
@@ -285,12 +321,47 @@ async fn repository(
     Json::<Value>(fixtures::repository()).into_response()
 }
 
-/// The adapter's `--public-url` in consent tests: deliberately not its real
-/// address, so a `redirect_uri` built from anything else shows.
-pub const PUBLIC_URL: &str = "https://awg.example";
+/// How long a test waits for what must happen soon (an elicitation, a
+/// resumed call, a log line) before it fails.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// How long a test gives what must not happen (a parked call ending, an
+/// elicitation arriving) to show before it concludes it did not.
+pub const SETTLE: Duration = Duration::from_millis(300);
+
+/// Flags for a one-second consent timeout; [`outlive_short_timeout`] waits past it.
+pub const SHORT_TIMEOUT: [&str; 2] = ["--consent-timeout-secs", "1"];
+
+/// Waits until a state minted under [`SHORT_TIMEOUT`] has expired.
+pub async fn outlive_short_timeout() {
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+}
+
+/// The arguments of the one tool call the consent tests make (`get_repository`).
+pub fn repo_args() -> Value {
+    json!({"owner": "alice", "repo": "lab"})
+}
+
+/// The `state` of an authorize URL.
+pub fn state_of(url: &str) -> String {
+    Authorize::parse(url).get("state").to_owned()
+}
+
+/// The `code` of a callback query.
+pub fn code_of(query: &str) -> &str {
+    query
+        .split('&')
+        .find_map(|p| p.strip_prefix("code="))
+        .unwrap_or_else(|| panic!("no code in the callback query"))
+}
+
+/// The adapter's `--public-url` in consent tests: loopback (a remote one
+/// needs `--allow-remote`, which would lift the `Host` guard) but deliberately
+/// not its real address, so a `redirect_uri` built from anything else shows.
+pub const PUBLIC_URL: &str = "http://localhost:9";
 
 /// The `redirect_uri` every authorize URL must carry.
-pub const REDIRECT_URI: &str = "https://awg.example/mcp/oauth/callback";
+pub const REDIRECT_URI: &str = "http://localhost:9/mcp/oauth/callback";
 
 /// Starts `awg-mcp --transport http` in consent mode against `core`.
 pub async fn start_consent(
@@ -412,22 +483,41 @@ pub fn call_in_background(
     tokio::spawn(async move { peer.call_tool(params).await.expect("tools/call answered") })
 }
 
+/// The result of a call made in the background, which must end within [`WAIT`].
+pub async fn finished(
+    call: tokio::task::JoinHandle<rmcp::model::CallToolResult>,
+) -> rmcp::model::CallToolResult {
+    tokio::time::timeout(WAIT, call)
+        .await
+        .expect("the call did not end within 10 s")
+        .expect("the call's task")
+}
+
+/// Whether a call made in the background is still running after [`SETTLE`].
+pub async fn still_parked(call: &tokio::task::JoinHandle<rmcp::model::CallToolResult>) -> bool {
+    tokio::time::sleep(SETTLE).await;
+    !call.is_finished()
+}
+
 /// The next URL an eliciting client received, within ten seconds.
 pub async fn next_url(urls: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> String {
-    tokio::time::timeout(std::time::Duration::from_secs(10), urls.recv())
+    tokio::time::timeout(WAIT, urls.recv())
         .await
         .expect("no elicitation within 10 s")
         .expect("elicitation channel open")
 }
 
-/// The tool error code of a result (which must be an error).
-pub fn error_code(result: &rmcp::model::CallToolResult) -> String {
-    assert_eq!(
-        result.is_error,
-        Some(true),
-        "expected a tool error, got {result:?}"
-    );
-    let text = &result.content[0].as_text().expect("text item").text;
-    let error: Value = serde_json::from_str(text).unwrap();
-    error["code"].as_str().unwrap().to_owned()
+/// The first line of the adapter's log that contains `needle`, waiting up to ten seconds for it.
+pub async fn wait_for_log(adapter: &super::HttpAdapter, needle: &str) -> String {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        if let Some(line) = adapter.stderr().lines().find(|l| l.contains(needle)) {
+            return line.to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no log line with {needle:?} within 10 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
