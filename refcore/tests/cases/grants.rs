@@ -241,6 +241,91 @@ pub async fn list_pages_and_filters(env: Arc<Env>) -> TestResult {
     Ok(())
 }
 
+/// Grants in a repository the agent can no longer read leave the list's
+/// pages and its total, wherever they fall between the visible ones, and
+/// come back with access.
+pub async fn list_pages_skip_unreadable_repositories(env: Arc<Env>) -> TestResult {
+    let w = World::new(&env).await?;
+    let other = format!("side-{}", unique());
+    w.create_repo(&w.owner, &other, true).await?;
+    w.collaborator_in(&other, &w.bot, "write").await?;
+    let (mut here, mut there) = (Vec::new(), Vec::new());
+    for i in 0..3 {
+        here.push(w.prepare(&format!("here {i}"), "s").await?);
+        there.push(
+            w.prepare_in(&other, &w.bot, &format!("there {i}"), "s")
+                .await?,
+        );
+    }
+    let w = &w;
+    let page = |n: i64| async move {
+        let path = format!("/api/v1/agent-work-grants?page={n}&limit=2");
+        w.api.get(&path, &w.bot_auth).await?.expect(200, "list")
+    };
+    let first = page(1).await?;
+    check!(
+        first.header("x-total-count").as_deref() == Some("6"),
+        "total with both repositories {:?}",
+        first.header("x-total-count")
+    );
+    check!(ids(first.json()) == [here[0], there[0]], "both, page 1");
+    w.api
+        .call(
+            Method::DELETE,
+            &format!("/api/v1/repos/{}/{other}/collaborators/{}", w.owner, w.bot),
+            &w.admin,
+            None,
+        )
+        .await?
+        .expect(204, "remove collaborator")?;
+    let first = page(1).await?;
+    check!(
+        first.header("x-total-count").as_deref() == Some("3"),
+        "total without the unreadable repository {:?}",
+        first.header("x-total-count")
+    );
+    check!(
+        ids(first.json()) == here[..2],
+        "page 1 {:?}",
+        ids(first.json())
+    );
+    let link = first.header("link").unwrap_or_default();
+    check!(
+        link.contains("page=2&limit=2>; rel=\"next\"")
+            && link.contains("page=2&limit=2>; rel=\"last\""),
+        "page 1 Link: {link}"
+    );
+    let second = page(2).await?;
+    check!(
+        ids(second.json()) == here[2..],
+        "page 2 {:?}",
+        ids(second.json())
+    );
+    check!(ids(page(3).await?.json()).is_empty(), "page 3 not empty");
+    w.api
+        .call(
+            Method::PATCH,
+            &format!("/api/v1/repos/{}/{other}", w.owner),
+            &w.admin,
+            Some(&json!({"private": false})),
+        )
+        .await?
+        .expect(200, "make public")?;
+    let all = w
+        .api
+        .get("/api/v1/agent-work-grants?limit=50", &w.bot_auth)
+        .await?
+        .expect(200, "list after access comes back")?;
+    let mut every: Vec<i64> = here.iter().chain(&there).copied().collect();
+    every.sort_unstable();
+    check!(
+        ids(all.json()) == every,
+        "public again {:?}",
+        ids(all.json())
+    );
+    Ok(())
+}
+
 /// Collaborator removed, repository made private, scope reduced: each
 /// route answers as the new permissions say and nothing is written.
 pub async fn access_loss(env: Arc<Env>) -> TestResult {

@@ -211,13 +211,20 @@ impl World {
 
     /// Makes `login` a collaborator of the world's repository.
     pub async fn collaborator(&self, login: &str, permission: &str) -> Result<(), String> {
+        self.collaborator_in(&self.repo, login, permission).await
+    }
+
+    /// Makes `login` a collaborator of the owner's repository `repo`.
+    pub async fn collaborator_in(
+        &self,
+        repo: &str,
+        login: &str,
+        permission: &str,
+    ) -> Result<(), String> {
         self.api
             .call(
                 reqwest::Method::PUT,
-                &format!(
-                    "/api/v1/repos/{}/{}/collaborators/{login}",
-                    self.owner, self.repo
-                ),
+                &format!("/api/v1/repos/{}/{repo}/collaborators/{login}", self.owner),
                 &self.admin,
                 Some(&json!({"permission": permission})),
             )
@@ -246,14 +253,23 @@ impl World {
 
     /// Prepares a grant for `agent` through the browser form.
     pub async fn prepare_for(&self, agent: &str, task: &str, summary: &str) -> Result<i64, String> {
-        let (_, csrf) = self
-            .browser
-            .csrf_from(&format!("{}/new", self.pages()))
-            .await?;
+        self.prepare_in(&self.repo, agent, task, summary).await
+    }
+
+    /// Prepares a grant for `agent` in the owner's repository `repo`.
+    pub async fn prepare_in(
+        &self,
+        repo: &str,
+        agent: &str,
+        task: &str,
+        summary: &str,
+    ) -> Result<i64, String> {
+        let pages = format!("/{}/{repo}/agent-work-grants", self.owner);
+        let (_, csrf) = self.browser.csrf_from(&format!("{pages}/new")).await?;
         let resp = self
             .browser
             .post_form(
-                &self.pages(),
+                &pages,
                 &[
                     ("_csrf", &csrf),
                     ("agent", agent),
