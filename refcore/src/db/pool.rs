@@ -48,7 +48,7 @@ pub fn is_unique_violation(err: &sqlx::Error) -> bool {
 #[derive(Debug)]
 struct Embedded(Backend);
 
-const SQLITE_MIGRATIONS: [(i64, &str, &str); 3] = [
+const SQLITE_MIGRATIONS: [(i64, &str, &str); 4] = [
     (
         1,
         "init",
@@ -64,8 +64,13 @@ const SQLITE_MIGRATIONS: [(i64, &str, &str); 3] = [
         "oauth",
         include_str!("../../migrations/sqlite/0003_oauth.sql"),
     ),
+    (
+        4,
+        "agent list index",
+        include_str!("../../migrations/sqlite/0004_agent_list_index.sql"),
+    ),
 ];
-const POSTGRES_MIGRATIONS: [(i64, &str, &str); 3] = [
+const POSTGRES_MIGRATIONS: [(i64, &str, &str); 4] = [
     (
         1,
         "init",
@@ -80,6 +85,11 @@ const POSTGRES_MIGRATIONS: [(i64, &str, &str); 3] = [
         3,
         "oauth",
         include_str!("../../migrations/postgres/0003_oauth.sql"),
+    ),
+    (
+        4,
+        "agent list index",
+        include_str!("../../migrations/postgres/0004_agent_list_index.sql"),
     ),
 ];
 
