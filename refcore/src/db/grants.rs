@@ -184,18 +184,21 @@ pub struct AgentPage {
 /// One page of the agent's visible grants in `states`, ascending id, and
 /// their total.
 ///
-/// Why two steps: visibility is a property of the repository, not of the
-/// grant. The first query counts the agent's grants per repository (one
-/// pass over the agent's `(agent_id, id)` index range) and tests each
-/// repository once; the second pages the ids on that same index, leaving
-/// out the repositories the agent cannot read, and joins users and
-/// repositories for the page's rows only. Neither step joins or sorts every
-/// grant, whatever plan the database picks (a PostgreSQL table just filled
-/// has no statistics, and the former single query then joined and sorted
-/// all of the agent's grants for each page). The page tests visibility
-/// again on its own rows, so a repository that becomes unreadable between
-/// the two steps never shows; like any count taken apart from its page, the
-/// total may then be one change behind.
+/// Why three small queries rather than one: visibility is a property of the
+/// repository, not of the grant, and the cost of a page must not depend on
+/// the plan the database picks (a PostgreSQL table just filled has no
+/// statistics; a prepared statement may run a generic plan that guesses
+/// `LIMIT $n` at a tenth of the table). The former single query joined,
+/// tested and sorted every one of the agent's grants for each page.
+/// 1. The agent's grants counted per repository, on the index
+///    `(agent_id, repo_id, state)`; each repository's visibility tested
+///    once. This gives the total and the unreadable repositories.
+/// 2. The page's ids on `(agent_id, id)`, leaving those repositories out
+///    (usually there are none): no join, no row but the id read.
+/// 3. Those rows, by primary key, with their joins. Visibility is tested
+///    again on them, so a repository that becomes unreadable between the
+///    steps never shows; like any count taken apart from its page, the
+///    total may then be one change behind.
 pub async fn agent_page(
     conn: &mut AnyConnection,
     agent_id: i64,
@@ -205,6 +208,28 @@ pub async fn agent_page(
     limit: i64,
 ) -> Result<AgentPage, sqlx::Error> {
     let states = state_filter(states);
+    let (total, hidden) = count_per_repo(conn, agent_id, agent_is_admin, &states).await?;
+    let ids = if offset < total {
+        page_ids(conn, agent_id, &states, &hidden, offset, limit).await?
+    } else {
+        Vec::new()
+    };
+    let grants = if ids.is_empty() {
+        Vec::new()
+    } else {
+        visible_by_ids(conn, agent_id, agent_is_admin, &ids).await?
+    };
+    Ok(AgentPage { grants, total })
+}
+
+/// Step 1 of [`agent_page`]: how many of the agent's grants in `states` the
+/// agent can read, and the repositories it cannot read.
+async fn count_per_repo(
+    conn: &mut AnyConnection,
+    agent_id: i64,
+    agent_is_admin: bool,
+    states: &str,
+) -> Result<(i64, Vec<i64>), sqlx::Error> {
     let per_repo = sqlx::query(&format!(
         "SELECT per.repo_id, per.n, \
          CAST(CASE WHEN {} THEN 1 ELSE 0 END AS BIGINT) AS visible \
@@ -215,51 +240,76 @@ pub async fn agent_page(
     ))
     .bind(agent_id)
     .bind(i64::from(agent_is_admin))
-    .fetch_all(&mut *conn)
+    .fetch_all(conn)
     .await?;
     let (mut total, mut hidden) = (0, Vec::new());
     for row in &per_repo {
-        let n: i64 = row.try_get("n")?;
         if row.try_get::<i64, _>("visible")? == 1 {
-            total += n;
+            total += row.try_get::<i64, _>("n")?;
         } else {
             hidden.push(row.try_get::<i64, _>("repo_id")?);
         }
     }
-    if offset >= total {
-        return Ok(AgentPage {
-            grants: Vec::new(),
-            total,
-        });
-    }
+    Ok((total, hidden))
+}
+
+/// Step 2 of [`agent_page`]: the page's ids, outside the `hidden`
+/// repositories.
+async fn page_ids(
+    conn: &mut AnyConnection,
+    agent_id: i64,
+    states: &str,
+    hidden: &[i64],
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<i64>, sqlx::Error> {
     let hidden_filter = if hidden.is_empty() {
         String::new()
     } else {
-        let binds: Vec<String> = (0..hidden.len()).map(|i| format!("${}", i + 5)).collect();
-        format!(" AND g.repo_id NOT IN ({})", binds.join(", "))
+        format!(" AND g.repo_id NOT IN ({})", placeholders(4, hidden.len()))
     };
-    let ids = format!(
-        "(SELECT g.id FROM agent_work_grants g WHERE g.agent_id = $1 AND {states}{hidden_filter} \
-         ORDER BY g.id ASC LIMIT $3 OFFSET $4) page JOIN agent_work_grants g ON g.id = page.id"
-    );
     let sql = format!(
-        "{} WHERE {} ORDER BY g.id ASC",
-        select_from(&ids),
+        "SELECT g.id FROM agent_work_grants g WHERE g.agent_id = $1 AND {states}{hidden_filter} \
+         ORDER BY g.id ASC LIMIT $2 OFFSET $3"
+    );
+    let mut query = sqlx::query_scalar::<_, i64>(&sql)
+        .bind(agent_id)
+        .bind(limit)
+        .bind(offset);
+    for repo_id in hidden {
+        query = query.bind(*repo_id);
+    }
+    query.fetch_all(conn).await
+}
+
+/// Step 3 of [`agent_page`]: the grants `ids` (at most a page) whose
+/// repository the agent can read, ascending id.
+async fn visible_by_ids(
+    conn: &mut AnyConnection,
+    agent_id: i64,
+    agent_is_admin: bool,
+    ids: &[i64],
+) -> Result<Vec<Grant>, sqlx::Error> {
+    let sql = format!(
+        "{} WHERE g.id IN ({}) AND {} ORDER BY g.id ASC",
+        select_from("agent_work_grants g"),
+        placeholders(3, ids.len()),
         repo_visible()
     );
     let mut query = sqlx::query(&sql)
         .bind(agent_id)
-        .bind(i64::from(agent_is_admin))
-        .bind(limit)
-        .bind(offset);
-    for repo_id in hidden {
-        query = query.bind(repo_id);
+        .bind(i64::from(agent_is_admin));
+    for id in ids {
+        query = query.bind(*id);
     }
     let rows = query.fetch_all(conn).await?;
-    Ok(AgentPage {
-        grants: rows.iter().map(grant_from).collect::<Result<_, _>>()?,
-        total,
-    })
+    rows.iter().map(grant_from).collect()
+}
+
+/// `$first, $first+1, …`: `count` numbered placeholders.
+fn placeholders(first: usize, count: usize) -> String {
+    let names: Vec<String> = (first..first + count).map(|i| format!("${i}")).collect();
+    names.join(", ")
 }
 
 /// Every grant of a repository, ascending id, for the browser list.
