@@ -128,18 +128,14 @@ pub fn deny(authz: &Authorization) -> String {
     oauth::redirect_to_client(&request.redirect_uri, &params)
 }
 
-/// A token request of the authorization-code grant, its members present.
-/// No `Debug`: the code and the verifier are secrets.
+/// A token request of the authorization-code grant, its members present:
+/// the code and what redeems it. No `Debug`: the code is a secret.
 #[derive(Clone, Copy)]
 pub struct TokenRequest<'a> {
     /// `code`.
     pub code: &'a str,
-    /// `redirect_uri`.
-    pub redirect_uri: &'a str,
-    /// `client_id`.
-    pub client_id: &'a str,
-    /// `code_verifier`.
-    pub code_verifier: &'a str,
+    /// `client_id`, `redirect_uri` and `code_verifier`.
+    pub redemption: Redemption<'a>,
 }
 
 /// An issued access token: the secret appears only here (and never in its
@@ -207,11 +203,7 @@ pub async fn exchange(
             code_challenge_method: &code.code_challenge_method,
             expires_at: code.expires_at,
         },
-        &Redemption {
-            client_id: request.client_id,
-            redirect_uri: request.redirect_uri,
-            code_verifier: request.code_verifier,
-        },
+        &request.redemption,
         now,
     );
     if !redeems {

@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::check;
@@ -269,15 +268,7 @@ pub async fn list_pages_skip_unreadable_repositories(env: Arc<Env>) -> TestResul
         first.header("x-total-count")
     );
     check!(ids(first.json()) == [here[0], there[0]], "both, page 1");
-    w.api
-        .call(
-            Method::DELETE,
-            &format!("/api/v1/repos/{}/{other}/collaborators/{}", w.owner, w.bot),
-            &w.admin,
-            None,
-        )
-        .await?
-        .expect(204, "remove collaborator")?;
+    w.remove_collaborator_in(&other, &w.bot).await?;
     let first = page(1).await?;
     check!(
         first.header("x-total-count").as_deref() == Some("3"),
@@ -302,15 +293,7 @@ pub async fn list_pages_skip_unreadable_repositories(env: Arc<Env>) -> TestResul
         ids(second.json())
     );
     check!(ids(page(3).await?.json()).is_empty(), "page 3 not empty");
-    w.api
-        .call(
-            Method::PATCH,
-            &format!("/api/v1/repos/{}/{other}", w.owner),
-            &w.admin,
-            Some(&json!({"private": false})),
-        )
-        .await?
-        .expect(200, "make public")?;
+    w.set_private(&other, false).await?;
     let all = w
         .api
         .get("/api/v1/agent-work-grants?limit=50", &w.bot_auth)
@@ -378,18 +361,7 @@ pub async fn access_loss(env: Arc<Env>) -> TestResult {
         .expect(403, "read collaborator confirm")?;
 
     // Removed from the private repository: invisible.
-    w.api
-        .call(
-            Method::DELETE,
-            &format!(
-                "/api/v1/repos/{}/{}/collaborators/{}",
-                w.owner, w.repo, w.bot
-            ),
-            &w.admin,
-            None,
-        )
-        .await?
-        .expect(204, "remove collaborator")?;
+    w.remove_collaborator_in(&w.repo, &w.bot).await?;
     w.api
         .get(&w.grant_path(id), &w.bot_auth)
         .await?
@@ -418,15 +390,7 @@ pub async fn access_loss(env: Arc<Env>) -> TestResult {
     check!(w.issue_count().await? == 1, "access loss wrote an Issue");
 
     // Public repository: readable again, but not writable without permission.
-    w.api
-        .call(
-            Method::PATCH,
-            &format!("/api/v1/repos/{}/{}", w.owner, w.repo),
-            &w.admin,
-            Some(&json!({"private": false})),
-        )
-        .await?
-        .expect(200, "make public")?;
+    w.set_private(&w.repo, false).await?;
     w.api
         .get(&w.grant_path(id), &w.bot_auth)
         .await?
@@ -436,15 +400,7 @@ pub async fn access_loss(env: Arc<Env>) -> TestResult {
         .await?
         .expect(403, "public submit without write")?;
     // Made private again without the bot: gone.
-    w.api
-        .call(
-            Method::PATCH,
-            &format!("/api/v1/repos/{}/{}", w.owner, w.repo),
-            &w.admin,
-            Some(&json!({"private": true})),
-        )
-        .await?
-        .expect(200, "make private")?;
+    w.set_private(&w.repo, true).await?;
     w.api
         .get(&w.grant_path(id), &w.bot_auth)
         .await?
