@@ -211,3 +211,49 @@ impl Db {
         self.pool.close().await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use sqlx::{Connection, Executor};
+
+    use super::Db;
+    use crate::config::Config;
+
+    /// On SQLite, [`Db::begin_write`] holds the write lock from its `BEGIN`,
+    /// before the transaction reads anything: a second writer cannot begin
+    /// until the first ends. The OAuth code exchange relies on it, so two
+    /// exchanges of one code cannot both find it unspent.
+    #[tokio::test]
+    async fn sqlite_write_transaction_locks_before_it_reads() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("lock.db").display());
+        let config = Config::from_lookup(|name| match name {
+            "CORE_DATABASE_URL" => Some(url.clone()),
+            "CORE_SECRET_KEY" => Some("a test key of 32 bytes, at least".into()),
+            _ => None,
+        })
+        .expect("config");
+        let db = Db::connect(&config).await.expect("database");
+        let mut other = sqlx::AnyConnection::connect(&config.database_url)
+            .await
+            .expect("second connection");
+        other
+            .execute("PRAGMA busy_timeout = 0")
+            .await
+            .expect("no waiting");
+        let held = db.begin_write().await.expect("first writer");
+        let second = other.execute("BEGIN IMMEDIATE").await;
+        assert!(
+            second
+                .as_ref()
+                .is_err_and(|e| e.to_string().contains("locked")),
+            "a second writer began beside the first: {second:?}"
+        );
+        held.rollback().await.expect("rollback");
+        other
+            .execute("BEGIN IMMEDIATE")
+            .await
+            .expect("the lock is free once the first writer ends");
+        other.execute("ROLLBACK").await.expect("rollback");
+    }
+}

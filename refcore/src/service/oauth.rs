@@ -176,6 +176,12 @@ fn invalid_grant() -> AppError {
 /// that reads it, committed even when a binding does not match), so of two
 /// concurrent exchanges exactly one can succeed, and a stolen code gives a
 /// thief one try at most. Every failure is the same `invalid_grant`.
+///
+/// The lock comes before the read: the transaction is [`Db::begin_write`],
+/// which on SQLite holds the write lock from its `BEGIN IMMEDIATE` (tested
+/// in `db::pool`), and the read is the `DELETE … RETURNING` of
+/// [`db::oauth::take_code`], whose row lock makes a concurrent PostgreSQL
+/// exchange wait and then find nothing.
 pub async fn exchange(
     db: &Db,
     request: &TokenRequest<'_>,
