@@ -38,7 +38,9 @@ async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, App
     })
 }
 
-fn content_type_is(headers: &HeaderMap, expected: &str) -> bool {
+/// Whether the request's media type (`Content-Type` without parameters) is
+/// `expected`, compared case-insensitively.
+pub fn content_type_is(headers: &HeaderMap, expected: &str) -> bool {
     headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -5,15 +5,15 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, PRAGMA};
+use axum::http::header::{CACHE_CONTROL, PRAGMA};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use crate::auth::Caller;
-use crate::domain::oauth::GRANT_TYPE;
+use crate::domain::oauth::{GRANT_TYPE, Redemption};
 use crate::error::AppError;
-use crate::extract::{JsonBody, Params};
+use crate::extract::{JsonBody, Params, content_type_is};
 use crate::service::oauth::{self, TokenRequest};
 use crate::state::AppState;
 
@@ -82,14 +82,7 @@ pub async fn access_token_create(
     headers: HeaderMap,
     body: Result<Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Response, AppError> {
-    let is_form = headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|v| {
-            v.trim()
-                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-        });
+    let is_form = content_type_is(&headers, "application/x-www-form-urlencoded");
     let body = body.map_err(|_| invalid_request("the request body could not be read"))?;
     if !is_form {
         return Err(invalid_request(
@@ -114,9 +107,11 @@ pub async fn access_token_create(
     }
     let request = TokenRequest {
         code: get("code")?.ok_or_else(missing)?,
-        redirect_uri: get("redirect_uri")?.ok_or_else(missing)?,
-        client_id: get("client_id")?.ok_or_else(missing)?,
-        code_verifier: get("code_verifier")?.ok_or_else(missing)?,
+        redemption: Redemption {
+            redirect_uri: get("redirect_uri")?.ok_or_else(missing)?,
+            client_id: get("client_id")?.ok_or_else(missing)?,
+            code_verifier: get("code_verifier")?.ok_or_else(missing)?,
+        },
     };
     let token = oauth::exchange(&state.db, &request, state.oauth_token_ttl).await?;
     Ok((

@@ -9,17 +9,24 @@ use crate::domain::grant::{Grant, GrantState};
 use crate::domain::json::UserRef;
 use crate::faults::fault;
 
-const GRANT_SELECT: &str = "SELECT g.id, g.repo_id, o.login AS repo_owner, r.name AS repo_name, \
+const GRANT_COLUMNS: &str = "g.id, g.repo_id, o.login AS repo_owner, r.name AS repo_name, \
      g.agent_id, a.login AS agent_login, g.prepared_by, p.login AS prepared_login, \
      g.approved_by, ap.login AS approved_login, g.state, g.state_revision, g.task, g.summary, \
      g.digest, g.created_at, g.updated_at, g.confirmed_at, g.approved_at, g.revoked_at, \
-     g.repository_grant, g.repository_grant_digest, g.repository_grant_paths \
-     FROM agent_work_grants g \
-     JOIN repositories r ON r.id = g.repo_id \
+     g.repository_grant, g.repository_grant_digest, g.repository_grant_paths";
+
+/// The joins that name a grant's repository, owner, agent, preparer and
+/// approver; `g` must already be in scope.
+const GRANT_JOINS: &str = "JOIN repositories r ON r.id = g.repo_id \
      JOIN users o ON o.id = r.owner_id \
      JOIN users a ON a.id = g.agent_id \
      JOIN users p ON p.id = g.prepared_by \
      LEFT JOIN users ap ON ap.id = g.approved_by";
+
+/// A `SELECT` of whole grants from `source`, which binds `g`.
+fn select_from(source: &str) -> String {
+    format!("SELECT {GRANT_COLUMNS} FROM {source} {GRANT_JOINS}")
+}
 
 fn grant_from(row: &AnyRow) -> Result<Grant, sqlx::Error> {
     let state: String = row.try_get("state")?;
@@ -134,25 +141,29 @@ pub async fn by_id(
     } else {
         format!("{lock} OF g")
     };
-    let row = sqlx::query(&format!("{GRANT_SELECT} WHERE g.id = $1{lock}"))
-        .bind(id)
-        .fetch_optional(conn)
-        .await?;
+    let row = sqlx::query(&format!(
+        "{} WHERE g.id = $1{lock}",
+        select_from("agent_work_grants g")
+    ))
+    .bind(id)
+    .fetch_optional(conn)
+    .await?;
     row.as_ref().map(grant_from).transpose()
 }
 
-/// The visibility rule of the agent's list in SQL: the agent can still read
-/// the repository (public, owner, collaborator, or site admin).
-const AGENT_VISIBLE: &str = "g.agent_id = $1 AND (r.private = 0 OR r.owner_id = $1 OR $2 = 1 \
+/// The visibility rule of the agent's list in SQL, for the repository `r`:
+/// the agent `$1` can still read it (public, owner, collaborator, or site
+/// admin when `$2` is 1).
+const REPO_VISIBLE: &str = "(r.private = 0 OR r.owner_id = $1 OR $2 = 1 \
      OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = $1))";
 
-/// [`AGENT_VISIBLE`], or only the agent test under `list-shows-invisible-grants`
+/// [`REPO_VISIBLE`], or every repository under `list-shows-invisible-grants`
 /// (`$2` stays referenced so both backends accept the same binds).
-fn agent_visible() -> &'static str {
+fn repo_visible() -> &'static str {
     if fault!(ListShowsInvisibleGrants) {
-        "g.agent_id = $1 AND $2 IN (0, 1)"
+        "$2 IN (0, 1)"
     } else {
-        AGENT_VISIBLE
+        REPO_VISIBLE
     }
 }
 
@@ -161,7 +172,33 @@ fn state_filter(states: &[GrantState]) -> String {
     format!("g.state IN ({})", names.join(", "))
 }
 
-/// One page of the agent's visible grants in `states`, ascending id.
+/// One page of the agent's list and the count behind it.
+#[derive(Debug)]
+pub struct AgentPage {
+    /// The page's grants, ascending id.
+    pub grants: Vec<Grant>,
+    /// How many visible grants the list pages through.
+    pub total: i64,
+}
+
+/// One page of the agent's visible grants in `states`, ascending id, and
+/// their total.
+///
+/// Why three small queries rather than one: visibility is a property of the
+/// repository, not of the grant, and the cost of a page must not depend on
+/// the plan the database picks (a PostgreSQL table just filled has no
+/// statistics; a prepared statement may run a generic plan that guesses
+/// `LIMIT $n` at a tenth of the table). The former single query joined,
+/// tested and sorted every one of the agent's grants for each page.
+/// 1. The agent's grants counted per repository, on the index
+///    `(agent_id, repo_id, state)`; each repository's visibility tested
+///    once. This gives the total and the unreadable repositories.
+/// 2. The page's ids on `(agent_id, id)`, leaving those repositories out
+///    (usually there are none): no join, no row but the id read.
+/// 3. Those rows, by primary key, with their joins. Visibility is tested
+///    again on them, so a repository that becomes unreadable between the
+///    steps never shows; like any count taken apart from its page, the
+///    total may then be one change behind.
 pub async fn agent_page(
     conn: &mut AnyConnection,
     agent_id: i64,
@@ -169,45 +206,117 @@ pub async fn agent_page(
     states: &[GrantState],
     offset: i64,
     limit: i64,
-) -> Result<Vec<Grant>, sqlx::Error> {
-    let rows = sqlx::query(&format!(
-        "{GRANT_SELECT} WHERE {} AND {} ORDER BY g.id ASC LIMIT $3 OFFSET $4",
-        agent_visible(),
-        state_filter(states)
-    ))
-    .bind(agent_id)
-    .bind(i64::from(agent_is_admin))
-    .bind(limit)
-    .bind(offset)
-    .fetch_all(conn)
-    .await?;
-    rows.iter().map(grant_from).collect()
+) -> Result<AgentPage, sqlx::Error> {
+    let states = state_filter(states);
+    let (total, hidden) = count_per_repo(conn, agent_id, agent_is_admin, &states).await?;
+    let ids = if offset < total {
+        page_ids(conn, agent_id, &states, &hidden, offset, limit).await?
+    } else {
+        Vec::new()
+    };
+    let grants = if ids.is_empty() {
+        Vec::new()
+    } else {
+        visible_by_ids(conn, agent_id, agent_is_admin, &ids).await?
+    };
+    Ok(AgentPage { grants, total })
 }
 
-/// How many grants [`agent_page`] pages through.
-pub async fn agent_count(
+/// Step 1 of [`agent_page`]: how many of the agent's grants in `states` the
+/// agent can read, and the repositories it cannot read.
+async fn count_per_repo(
     conn: &mut AnyConnection,
     agent_id: i64,
     agent_is_admin: bool,
-    states: &[GrantState],
-) -> Result<i64, sqlx::Error> {
-    let row = sqlx::query(&format!(
-        "SELECT COUNT(*) AS n FROM agent_work_grants g JOIN repositories r ON r.id = g.repo_id \
-         WHERE {} AND {}",
-        agent_visible(),
-        state_filter(states)
+    states: &str,
+) -> Result<(i64, Vec<i64>), sqlx::Error> {
+    let per_repo = sqlx::query(&format!(
+        "SELECT per.repo_id, per.n, \
+         CAST(CASE WHEN {} THEN 1 ELSE 0 END AS BIGINT) AS visible \
+         FROM (SELECT g.repo_id, COUNT(*) AS n FROM agent_work_grants g \
+         WHERE g.agent_id = $1 AND {states} GROUP BY g.repo_id) per \
+         JOIN repositories r ON r.id = per.repo_id",
+        repo_visible()
     ))
     .bind(agent_id)
     .bind(i64::from(agent_is_admin))
-    .fetch_one(conn)
+    .fetch_all(conn)
     .await?;
-    row.try_get("n")
+    let (mut total, mut hidden) = (0, Vec::new());
+    for row in &per_repo {
+        if row.try_get::<i64, _>("visible")? == 1 {
+            total += row.try_get::<i64, _>("n")?;
+        } else {
+            hidden.push(row.try_get::<i64, _>("repo_id")?);
+        }
+    }
+    Ok((total, hidden))
+}
+
+/// Step 2 of [`agent_page`]: the page's ids, outside the `hidden`
+/// repositories.
+async fn page_ids(
+    conn: &mut AnyConnection,
+    agent_id: i64,
+    states: &str,
+    hidden: &[i64],
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<i64>, sqlx::Error> {
+    let hidden_filter = if hidden.is_empty() {
+        String::new()
+    } else {
+        format!(" AND g.repo_id NOT IN ({})", placeholders(4, hidden.len()))
+    };
+    let sql = format!(
+        "SELECT g.id FROM agent_work_grants g WHERE g.agent_id = $1 AND {states}{hidden_filter} \
+         ORDER BY g.id ASC LIMIT $2 OFFSET $3"
+    );
+    let mut query = sqlx::query_scalar::<_, i64>(&sql)
+        .bind(agent_id)
+        .bind(limit)
+        .bind(offset);
+    for repo_id in hidden {
+        query = query.bind(*repo_id);
+    }
+    query.fetch_all(conn).await
+}
+
+/// Step 3 of [`agent_page`]: the grants `ids` (at most a page) whose
+/// repository the agent can read, ascending id.
+async fn visible_by_ids(
+    conn: &mut AnyConnection,
+    agent_id: i64,
+    agent_is_admin: bool,
+    ids: &[i64],
+) -> Result<Vec<Grant>, sqlx::Error> {
+    let sql = format!(
+        "{} WHERE g.id IN ({}) AND {} ORDER BY g.id ASC",
+        select_from("agent_work_grants g"),
+        placeholders(3, ids.len()),
+        repo_visible()
+    );
+    let mut query = sqlx::query(&sql)
+        .bind(agent_id)
+        .bind(i64::from(agent_is_admin));
+    for id in ids {
+        query = query.bind(*id);
+    }
+    let rows = query.fetch_all(conn).await?;
+    rows.iter().map(grant_from).collect()
+}
+
+/// `$first, $first+1, …`: `count` numbered placeholders.
+fn placeholders(first: usize, count: usize) -> String {
+    let names: Vec<String> = (first..first + count).map(|i| format!("${i}")).collect();
+    names.join(", ")
 }
 
 /// Every grant of a repository, ascending id, for the browser list.
 pub async fn for_repo(conn: &mut AnyConnection, repo_id: i64) -> Result<Vec<Grant>, sqlx::Error> {
     let rows = sqlx::query(&format!(
-        "{GRANT_SELECT} WHERE g.repo_id = $1 ORDER BY g.id ASC"
+        "{} WHERE g.repo_id = $1 ORDER BY g.id ASC",
+        select_from("agent_work_grants g")
     ))
     .bind(repo_id)
     .fetch_all(conn)

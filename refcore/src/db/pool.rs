@@ -48,7 +48,7 @@ pub fn is_unique_violation(err: &sqlx::Error) -> bool {
 #[derive(Debug)]
 struct Embedded(Backend);
 
-const SQLITE_MIGRATIONS: [(i64, &str, &str); 3] = [
+const SQLITE_MIGRATIONS: [(i64, &str, &str); 4] = [
     (
         1,
         "init",
@@ -64,8 +64,13 @@ const SQLITE_MIGRATIONS: [(i64, &str, &str); 3] = [
         "oauth",
         include_str!("../../migrations/sqlite/0003_oauth.sql"),
     ),
+    (
+        4,
+        "agent list index",
+        include_str!("../../migrations/sqlite/0004_agent_list_index.sql"),
+    ),
 ];
-const POSTGRES_MIGRATIONS: [(i64, &str, &str); 3] = [
+const POSTGRES_MIGRATIONS: [(i64, &str, &str); 4] = [
     (
         1,
         "init",
@@ -80,6 +85,11 @@ const POSTGRES_MIGRATIONS: [(i64, &str, &str); 3] = [
         3,
         "oauth",
         include_str!("../../migrations/postgres/0003_oauth.sql"),
+    ),
+    (
+        4,
+        "agent list index",
+        include_str!("../../migrations/postgres/0004_agent_list_index.sql"),
     ),
 ];
 
@@ -199,5 +209,51 @@ impl Db {
     /// Waits for every connection to close.
     pub async fn close(&self) {
         self.pool.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sqlx::{Connection, Executor};
+
+    use super::Db;
+    use crate::config::Config;
+
+    /// On SQLite, [`Db::begin_write`] holds the write lock from its `BEGIN`,
+    /// before the transaction reads anything: a second writer cannot begin
+    /// until the first ends. The OAuth code exchange relies on it, so two
+    /// exchanges of one code cannot both find it unspent.
+    #[tokio::test]
+    async fn sqlite_write_transaction_locks_before_it_reads() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("lock.db").display());
+        let config = Config::from_lookup(|name| match name {
+            "CORE_DATABASE_URL" => Some(url.clone()),
+            "CORE_SECRET_KEY" => Some("a test key of 32 bytes, at least".into()),
+            _ => None,
+        })
+        .expect("config");
+        let db = Db::connect(&config).await.expect("database");
+        let mut other = sqlx::AnyConnection::connect(&config.database_url)
+            .await
+            .expect("second connection");
+        other
+            .execute("PRAGMA busy_timeout = 0")
+            .await
+            .expect("no waiting");
+        let held = db.begin_write().await.expect("first writer");
+        let second = other.execute("BEGIN IMMEDIATE").await;
+        assert!(
+            second
+                .as_ref()
+                .is_err_and(|e| e.to_string().contains("locked")),
+            "a second writer began beside the first: {second:?}"
+        );
+        held.rollback().await.expect("rollback");
+        other
+            .execute("BEGIN IMMEDIATE")
+            .await
+            .expect("the lock is free once the first writer ends");
+        other.execute("ROLLBACK").await.expect("rollback");
     }
 }

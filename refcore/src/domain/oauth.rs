@@ -97,10 +97,10 @@ pub struct RawRequest<'a> {
 }
 
 /// A checked authorization request, bound to its client's redirect URIs.
+/// The client is the application its `client_id` named (found before the
+/// check), so the request does not repeat it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
-    /// The client's id.
-    pub client_id: String,
     /// The redirect URI, exactly as registered.
     pub redirect_uri: String,
     /// The client's `state`, if it sent one.
@@ -200,10 +200,11 @@ pub fn token_scopes(granted: Scopes) -> Scopes {
 }
 
 /// Checks an authorization request against its client's registered
-/// redirect URIs (the client itself was found by its id). The order is the
-/// order of the messages a client developer would want to fix first.
+/// redirect URIs. The client itself was found by its `client_id` first
+/// (`service::oauth::authorize`), so `raw.client_id` is not read here. The
+/// order is the order of the messages a client developer would want to fix
+/// first.
 pub fn check(raw: &RawRequest<'_>, registered: &[String]) -> Result<Request, Refusal> {
-    let client_id = present(raw.client_id).ok_or("client_id is required")?;
     let redirect_uri = present(raw.redirect_uri).ok_or("redirect_uri is required")?;
     if !redirect_uri_registered(registered, redirect_uri) {
         return Err("redirect_uri is not registered for this application");
@@ -224,7 +225,6 @@ pub fn check(raw: &RawRequest<'_>, registered: &[String]) -> Result<Request, Ref
     }
     let scopes = granted_scopes(raw.scope)?;
     Ok(Request {
-        client_id: client_id.to_string(),
         redirect_uri: redirect_uri.to_string(),
         state: state.map(str::to_string),
         code_challenge: code_challenge.to_string(),

@@ -101,12 +101,11 @@ pub async fn list(
     let offset = skipped_pages.saturating_mul(limit);
     let mut conn = db.conn().await?;
     let user = &caller.user;
-    let total = db::grants::agent_count(&mut conn, user.id, user.is_admin, states).await?;
-    let grants =
+    let page =
         db::grants::agent_page(&mut conn, user.id, user.is_admin, states, offset, limit).await?;
     Ok(GrantPage {
-        grants: grants.iter().map(Grant::to_json).collect(),
-        total,
+        grants: page.grants.iter().map(Grant::to_json).collect(),
+        total: page.total,
         limit,
     })
 }

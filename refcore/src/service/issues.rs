@@ -83,8 +83,9 @@ async fn held_grant(
     repo_id: i64,
 ) -> Result<Option<(i64, String)>, AppError> {
     let active = [GrantState::Active];
-    let grants = db::grants::agent_page(conn, user.id, user.is_admin, &active, 0, 50).await?;
-    Ok(grants
+    let page = db::grants::agent_page(conn, user.id, user.is_admin, &active, 0, 50).await?;
+    Ok(page
+        .grants
         .into_iter()
         .find(|g| g.repo_id == repo_id)
         .map(|g| (g.id, uuid::Uuid::new_v4().to_string())))

@@ -128,18 +128,14 @@ pub fn deny(authz: &Authorization) -> String {
     oauth::redirect_to_client(&request.redirect_uri, &params)
 }
 
-/// A token request of the authorization-code grant, its members present.
-/// No `Debug`: the code and the verifier are secrets.
+/// A token request of the authorization-code grant, its members present:
+/// the code and what redeems it. No `Debug`: the code is a secret.
 #[derive(Clone, Copy)]
 pub struct TokenRequest<'a> {
     /// `code`.
     pub code: &'a str,
-    /// `redirect_uri`.
-    pub redirect_uri: &'a str,
-    /// `client_id`.
-    pub client_id: &'a str,
-    /// `code_verifier`.
-    pub code_verifier: &'a str,
+    /// `client_id`, `redirect_uri` and `code_verifier`.
+    pub redemption: Redemption<'a>,
 }
 
 /// An issued access token: the secret appears only here (and never in its
@@ -180,6 +176,12 @@ fn invalid_grant() -> AppError {
 /// that reads it, committed even when a binding does not match), so of two
 /// concurrent exchanges exactly one can succeed, and a stolen code gives a
 /// thief one try at most. Every failure is the same `invalid_grant`.
+///
+/// The lock comes before the read: the transaction is [`Db::begin_write`],
+/// which on SQLite holds the write lock from its `BEGIN IMMEDIATE` (tested
+/// in `db::pool`), and the read is the `DELETE … RETURNING` of
+/// [`db::oauth::take_code`], whose row lock makes a concurrent PostgreSQL
+/// exchange wait and then find nothing.
 pub async fn exchange(
     db: &Db,
     request: &TokenRequest<'_>,
@@ -207,11 +209,7 @@ pub async fn exchange(
             code_challenge_method: &code.code_challenge_method,
             expires_at: code.expires_at,
         },
-        &Redemption {
-            client_id: request.client_id,
-            redirect_uri: request.redirect_uri,
-            code_verifier: request.code_verifier,
-        },
+        &request.redemption,
         now,
     );
     if !redeems {

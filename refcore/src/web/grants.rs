@@ -3,9 +3,8 @@
 //! permission → 404; successful POSTs → 303 to the grant's page.
 
 use axum::extract::State;
-use axum::http::header::LOCATION;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Redirect, Response};
 
 use super::html::{self, escape, hidden, pre};
 use super::login::csrf_header;
@@ -20,10 +19,6 @@ use crate::state::AppState;
 
 fn base(repo: &RepoRow) -> String {
     format!("/{}/{}/agent-work-grants", repo.owner_login, repo.name)
-}
-
-fn see_other(location: String) -> Response {
-    (StatusCode::SEE_OTHER, [(LOCATION, location)]).into_response()
 }
 
 /// `GET /{owner}/{repo}/agent-work-grants`.
@@ -121,7 +116,7 @@ pub async fn grants_create(
         repository_grant,
     };
     let id = human::prepare(&state.db, user, &repo, &preparation).await?;
-    Ok(see_other(format!("{}/{id}", base(&repo))))
+    Ok(Redirect::to(&format!("{}/{id}", base(&repo))).into_response())
 }
 
 fn receipts_table(receipts: &[Submission]) -> String {
@@ -284,7 +279,7 @@ async fn decide(
         _ => return Err(AppError::bad_request("state_revision must be an integer").into()),
     };
     human::decide(&state.db, user, &repo, id, revision, transition).await?;
-    Ok(see_other(format!("{}/{id}", base(&repo))))
+    Ok(Redirect::to(&format!("{}/{id}", base(&repo))).into_response())
 }
 
 /// `POST …/{id}/approve` (`_csrf`, `state_revision`).

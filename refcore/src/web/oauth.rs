@@ -3,9 +3,8 @@
 //! redirect; only a checked request is sent back to its `redirect_uri`.
 
 use axum::extract::{RawQuery, State};
-use axum::http::header::LOCATION;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Redirect, Response};
 
 use super::html::{self, escape, hidden};
 use super::login::csrf_header;
@@ -41,10 +40,6 @@ fn raw_request(params: &Params, with_response_type: bool) -> Result<RawRequest<'
     })
 }
 
-fn see_other(location: String) -> Response {
-    (StatusCode::SEE_OTHER, [(LOCATION, location)]).into_response()
-}
-
 /// `GET /login/oauth/authorize?response_type=code&client_id&redirect_uri&state&code_challenge&code_challenge_method=S256&scope`:
 /// checks the request first (400 page; a query longer than
 /// [`rules::MAX_AUTHORIZE_QUERY_BYTES`] too); then, without a signed-in session,
@@ -65,7 +60,7 @@ pub async fn authorize_show(
     let Some(user) = &session.user else {
         let back = format!("{AUTHORIZE_PATH}?{}", query.unwrap_or_default());
         let back: String = url::form_urlencoded::byte_serialize(back.as_bytes()).collect();
-        return Ok(see_other(format!("/user/login?redirect_to={back}")));
+        return Ok(Redirect::to(&format!("/user/login?redirect_to={back}")).into_response());
     };
     let body = consent_form(&authz, &user.login, &session.csrf(&state));
     Ok(html::page(
@@ -88,7 +83,7 @@ fn consent_form(authz: &Authorization, login: &str, csrf: &str) -> String {
         .collect();
     let fields = [
         ("_csrf", csrf),
-        ("client_id", request.client_id.as_str()),
+        ("client_id", authz.app.client_id.as_str()),
         ("redirect_uri", request.redirect_uri.as_str()),
         ("state", request.state.as_deref().unwrap_or("")),
         ("code_challenge", request.code_challenge.as_str()),
@@ -136,5 +131,5 @@ pub async fn grant_submit(
         Some("false") => oauth::deny(&authz),
         _ => return Err(AppError::bad_request("granted must be true or false").into()),
     };
-    Ok(see_other(location))
+    Ok(Redirect::to(&location).into_response())
 }

@@ -221,30 +221,17 @@ pub async fn text_values(env: Arc<Env>) -> TestResult {
         )
         .await?
         .expect(422, "NUL in login")?;
-    let (_, csrf) = w.browser.csrf_from(&format!("{}/new", w.pages())).await?;
     let resp = w
-        .browser
-        .post_form(
-            &w.pages(),
-            &[
-                ("_csrf", &csrf),
-                ("agent", &w.bot),
-                ("task", "a\u{0}b"),
-                ("summary", "s"),
-            ],
+        .post_prepare(
+            &w.repo,
+            &[("agent", &w.bot), ("task", "a\u{0}b"), ("summary", "s")],
         )
         .await?;
     check!(resp.status == 422, "NUL in task form: {}", resp.status);
     let resp = w
-        .browser
-        .post_form(
-            &w.pages(),
-            &[
-                ("_csrf", &csrf),
-                ("agent", &w.owner),
-                ("task", "t"),
-                ("summary", "s"),
-            ],
+        .post_prepare(
+            &w.repo,
+            &[("agent", &w.owner), ("task", "t"), ("summary", "s")],
         )
         .await?;
     check!(resp.status == 422, "human as agent: {}", resp.status);
@@ -259,15 +246,9 @@ pub async fn text_values(env: Arc<Env>) -> TestResult {
     );
     let over = format!("{big}x");
     let resp = w
-        .browser
-        .post_form(
-            &w.pages(),
-            &[
-                ("_csrf", &csrf),
-                ("agent", &w.bot),
-                ("task", &over),
-                ("summary", "s"),
-            ],
+        .post_prepare(
+            &w.repo,
+            &[("agent", &w.bot), ("task", &over), ("summary", "s")],
         )
         .await?;
     check!(resp.status == 422, "task over the limit: {}", resp.status);

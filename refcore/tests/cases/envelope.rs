@@ -18,19 +18,16 @@ const DIGEST: &str = "120b9091e6d574a361e022c58720171cc7416abf019cceeec6c37f4442
 /// Prepares through the form with `envelope` in `repository_grant`;
 /// returns the answer.
 async fn prepare(w: &World, envelope: &str) -> Result<crate::support::client::Resp, String> {
-    let (_, csrf) = w.browser.csrf_from(&format!("{}/new", w.pages())).await?;
-    w.browser
-        .post_form(
-            &w.pages(),
-            &[
-                ("_csrf", &csrf),
-                ("agent", &w.bot),
-                ("task", "Enveloped task"),
-                ("summary", "s"),
-                ("repository_grant", envelope),
-            ],
-        )
-        .await
+    w.post_prepare(
+        &w.repo,
+        &[
+            ("agent", &w.bot),
+            ("task", "Enveloped task"),
+            ("summary", "s"),
+            ("repository_grant", envelope),
+        ],
+    )
+    .await
 }
 
 async fn grant_total(w: &World) -> Result<String, String> {

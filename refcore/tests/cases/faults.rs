@@ -48,7 +48,6 @@ pub use with_faults::*;
 mod with_faults {
     use std::sync::Arc;
 
-    use reqwest::Method;
     use serde_json::{Value, json};
 
     use super::refused_start;
@@ -171,18 +170,7 @@ mod with_faults {
     pub async fn list_shows_invisible_grants(env: Arc<Env>) -> TestResult {
         let (_core, w) = faulty(&env, "list-shows-invisible-grants").await?;
         let id = w.prepare("t", "s").await?;
-        w.api
-            .call(
-                Method::DELETE,
-                &format!(
-                    "/api/v1/repos/{}/{}/collaborators/{}",
-                    w.owner, w.repo, w.bot
-                ),
-                &w.admin,
-                None,
-            )
-            .await?
-            .expect(204, "remove collaborator")?;
+        w.remove_collaborator_in(&w.repo, &w.bot).await?;
         w.api
             .get(&w.grant_path(id), &w.bot_auth)
             .await?

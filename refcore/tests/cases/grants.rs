@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::check;
@@ -241,6 +240,75 @@ pub async fn list_pages_and_filters(env: Arc<Env>) -> TestResult {
     Ok(())
 }
 
+/// Grants in a repository the agent can no longer read leave the list's
+/// pages and its total, wherever they fall between the visible ones, and
+/// come back with access.
+pub async fn list_pages_skip_unreadable_repositories(env: Arc<Env>) -> TestResult {
+    let w = World::new(&env).await?;
+    let other = format!("side-{}", unique());
+    w.create_repo(&w.owner, &other, true).await?;
+    w.collaborator_in(&other, &w.bot, "write").await?;
+    let (mut here, mut there) = (Vec::new(), Vec::new());
+    for i in 0..3 {
+        here.push(w.prepare(&format!("here {i}"), "s").await?);
+        there.push(
+            w.prepare_in(&other, &w.bot, &format!("there {i}"), "s")
+                .await?,
+        );
+    }
+    let w = &w;
+    let page = |n: i64| async move {
+        let path = format!("/api/v1/agent-work-grants?page={n}&limit=2");
+        w.api.get(&path, &w.bot_auth).await?.expect(200, "list")
+    };
+    let first = page(1).await?;
+    check!(
+        first.header("x-total-count").as_deref() == Some("6"),
+        "total with both repositories {:?}",
+        first.header("x-total-count")
+    );
+    check!(ids(first.json()) == [here[0], there[0]], "both, page 1");
+    w.remove_collaborator_in(&other, &w.bot).await?;
+    let first = page(1).await?;
+    check!(
+        first.header("x-total-count").as_deref() == Some("3"),
+        "total without the unreadable repository {:?}",
+        first.header("x-total-count")
+    );
+    check!(
+        ids(first.json()) == here[..2],
+        "page 1 {:?}",
+        ids(first.json())
+    );
+    let link = first.header("link").unwrap_or_default();
+    check!(
+        link.contains("page=2&limit=2>; rel=\"next\"")
+            && link.contains("page=2&limit=2>; rel=\"last\""),
+        "page 1 Link: {link}"
+    );
+    let second = page(2).await?;
+    check!(
+        ids(second.json()) == here[2..],
+        "page 2 {:?}",
+        ids(second.json())
+    );
+    check!(ids(page(3).await?.json()).is_empty(), "page 3 not empty");
+    w.set_private(&other, false).await?;
+    let all = w
+        .api
+        .get("/api/v1/agent-work-grants?limit=50", &w.bot_auth)
+        .await?
+        .expect(200, "list after access comes back")?;
+    let mut every: Vec<i64> = here.iter().chain(&there).copied().collect();
+    every.sort_unstable();
+    check!(
+        ids(all.json()) == every,
+        "public again {:?}",
+        ids(all.json())
+    );
+    Ok(())
+}
+
 /// Collaborator removed, repository made private, scope reduced: each
 /// route answers as the new permissions say and nothing is written.
 pub async fn access_loss(env: Arc<Env>) -> TestResult {
@@ -293,18 +361,7 @@ pub async fn access_loss(env: Arc<Env>) -> TestResult {
         .expect(403, "read collaborator confirm")?;
 
     // Removed from the private repository: invisible.
-    w.api
-        .call(
-            Method::DELETE,
-            &format!(
-                "/api/v1/repos/{}/{}/collaborators/{}",
-                w.owner, w.repo, w.bot
-            ),
-            &w.admin,
-            None,
-        )
-        .await?
-        .expect(204, "remove collaborator")?;
+    w.remove_collaborator_in(&w.repo, &w.bot).await?;
     w.api
         .get(&w.grant_path(id), &w.bot_auth)
         .await?
@@ -333,15 +390,7 @@ pub async fn access_loss(env: Arc<Env>) -> TestResult {
     check!(w.issue_count().await? == 1, "access loss wrote an Issue");
 
     // Public repository: readable again, but not writable without permission.
-    w.api
-        .call(
-            Method::PATCH,
-            &format!("/api/v1/repos/{}/{}", w.owner, w.repo),
-            &w.admin,
-            Some(&json!({"private": false})),
-        )
-        .await?
-        .expect(200, "make public")?;
+    w.set_private(&w.repo, false).await?;
     w.api
         .get(&w.grant_path(id), &w.bot_auth)
         .await?
@@ -351,15 +400,7 @@ pub async fn access_loss(env: Arc<Env>) -> TestResult {
         .await?
         .expect(403, "public submit without write")?;
     // Made private again without the bot: gone.
-    w.api
-        .call(
-            Method::PATCH,
-            &format!("/api/v1/repos/{}/{}", w.owner, w.repo),
-            &w.admin,
-            Some(&json!({"private": true})),
-        )
-        .await?
-        .expect(200, "make private")?;
+    w.set_private(&w.repo, true).await?;
     w.api
         .get(&w.grant_path(id), &w.bot_auth)
         .await?

@@ -42,6 +42,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(receipts::withdrawal),
         trial!(grants::only_the_agent_sees_a_grant),
         trial!(grants::list_pages_and_filters),
+        trial!(grants::list_pages_skip_unreadable_repositories),
         trial!(grants::access_loss),
         trial!(grants::ordinary_issues_are_unattributed),
         trial!(bad_input::json_bodies),

@@ -221,17 +221,10 @@ mod with_faults {
     /// `absolute-redirects`: a prepared grant's `Location` is absolute.
     pub async fn absolute_redirects(env: Arc<Env>) -> TestResult {
         let (_core, w) = varied(&env, "absolute-redirects").await?;
-        let (_, csrf) = w.browser.csrf_from(&format!("{}/new", w.pages())).await?;
         let resp = w
-            .browser
-            .post_form(
-                &w.pages(),
-                &[
-                    ("_csrf", &csrf),
-                    ("agent", &w.bot),
-                    ("task", "t"),
-                    ("summary", "s"),
-                ],
+            .post_prepare(
+                &w.repo,
+                &[("agent", &w.bot), ("task", "t"), ("summary", "s")],
             )
             .await?
             .expect(303, "prepare")?;

@@ -54,24 +54,9 @@ impl Browser {
         }
     }
 
-    async fn read(req: reqwest::RequestBuilder, what: &str) -> Result<Resp, String> {
-        let resp = req.send().await.map_err(|e| format!("{what}: {e}"))?;
-        let status = resp.status().as_u16();
-        let headers = resp.headers().clone();
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| format!("{what}: body: {e}"))?;
-        Ok(Resp {
-            status,
-            headers,
-            text,
-        })
-    }
-
     /// `GET path`.
     pub async fn get(&self, path: &str) -> Result<Resp, String> {
-        Self::read(
+        Resp::read(
             self.http.get(format!("{}{path}", self.base)),
             &format!("GET {path}"),
         )
@@ -84,7 +69,7 @@ impl Browser {
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
-        Self::read(req, &format!("GET {path}")).await
+        Resp::read(req, &format!("GET {path}")).await
     }
 
     /// Posts a form.
@@ -103,7 +88,7 @@ impl Browser {
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
-        Self::read(req, &format!("POST {path}")).await
+        Resp::read(req, &format!("POST {path}")).await
     }
 
     /// Loads the login page and signs in; returns the login POST response.

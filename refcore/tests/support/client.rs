@@ -49,6 +49,23 @@ pub struct Resp {
 }
 
 impl Resp {
+    /// Sends `req` and reads the whole answer; `what` names the request in
+    /// errors.
+    pub async fn read(req: reqwest::RequestBuilder, what: &str) -> Result<Resp, String> {
+        let resp = req.send().await.map_err(|e| format!("{what}: {e}"))?;
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let text = resp
+            .text()
+            .await
+            .map_err(|e| format!("{what}: body: {e}"))?;
+        Ok(Resp {
+            status,
+            headers,
+            text,
+        })
+    }
+
     /// The body as JSON (`Null` if it is not JSON).
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.text).unwrap_or(Value::Null)
@@ -117,7 +134,7 @@ impl Api {
                 .header("content-type", "application/json")
                 .body(serde_json::to_vec(body).map_err(|e| e.to_string())?);
         }
-        Self::read(req, &format!("{method} {path}")).await
+        Resp::read(req, &format!("{method} {path}")).await
     }
 
     /// Sends raw bytes with an optional content type.
@@ -138,22 +155,7 @@ impl Api {
         if let Some(ct) = content_type {
             req = req.header("content-type", ct);
         }
-        Self::read(req.body(body), &format!("{method} {path}")).await
-    }
-
-    async fn read(req: reqwest::RequestBuilder, what: &str) -> Result<Resp, String> {
-        let resp = req.send().await.map_err(|e| format!("{what}: {e}"))?;
-        let status = resp.status().as_u16();
-        let headers = resp.headers().clone();
-        let text = resp
-            .text()
-            .await
-            .map_err(|e| format!("{what}: body: {e}"))?;
-        Ok(Resp {
-            status,
-            headers,
-            text,
-        })
+        Resp::read(req.body(body), &format!("{method} {path}")).await
     }
 
     /// `GET`.

@@ -9,7 +9,7 @@ use grantgate_engine::postgres::PgCluster;
 use serde_json::{Value, json};
 
 use super::browser::{Browser, input_value};
-use super::client::{Api, Auth};
+use super::client::{Api, Auth, Resp};
 use super::core::{self, Backend, Core};
 
 /// A shared stack for one backend.
@@ -211,18 +211,55 @@ impl World {
 
     /// Makes `login` a collaborator of the world's repository.
     pub async fn collaborator(&self, login: &str, permission: &str) -> Result<(), String> {
+        self.collaborator_in(&self.repo, login, permission).await
+    }
+
+    /// Makes `login` a collaborator of the owner's repository `repo`.
+    pub async fn collaborator_in(
+        &self,
+        repo: &str,
+        login: &str,
+        permission: &str,
+    ) -> Result<(), String> {
         self.api
             .call(
                 reqwest::Method::PUT,
-                &format!(
-                    "/api/v1/repos/{}/{}/collaborators/{login}",
-                    self.owner, self.repo
-                ),
+                &format!("/api/v1/repos/{}/{repo}/collaborators/{login}", self.owner),
                 &self.admin,
                 Some(&json!({"permission": permission})),
             )
             .await?
             .expect(204, "add collaborator")?;
+        Ok(())
+    }
+
+    /// Removes `login` from the collaborators of the owner's repository
+    /// `repo`, as the site admin.
+    pub async fn remove_collaborator_in(&self, repo: &str, login: &str) -> Result<(), String> {
+        self.api
+            .call(
+                reqwest::Method::DELETE,
+                &format!("/api/v1/repos/{}/{repo}/collaborators/{login}", self.owner),
+                &self.admin,
+                None,
+            )
+            .await?
+            .expect(204, "remove collaborator")?;
+        Ok(())
+    }
+
+    /// Makes the owner's repository `repo` private or public, as the site
+    /// admin.
+    pub async fn set_private(&self, repo: &str, private: bool) -> Result<(), String> {
+        self.api
+            .call(
+                reqwest::Method::PATCH,
+                &format!("/api/v1/repos/{}/{repo}", self.owner),
+                &self.admin,
+                Some(&json!({"private": private})),
+            )
+            .await?
+            .expect(200, "change visibility")?;
         Ok(())
     }
 
@@ -246,20 +283,21 @@ impl World {
 
     /// Prepares a grant for `agent` through the browser form.
     pub async fn prepare_for(&self, agent: &str, task: &str, summary: &str) -> Result<i64, String> {
-        let (_, csrf) = self
-            .browser
-            .csrf_from(&format!("{}/new", self.pages()))
-            .await?;
+        self.prepare_in(&self.repo, agent, task, summary).await
+    }
+
+    /// Prepares a grant for `agent` in the owner's repository `repo`.
+    pub async fn prepare_in(
+        &self,
+        repo: &str,
+        agent: &str,
+        task: &str,
+        summary: &str,
+    ) -> Result<i64, String> {
         let resp = self
-            .browser
-            .post_form(
-                &self.pages(),
-                &[
-                    ("_csrf", &csrf),
-                    ("agent", agent),
-                    ("task", task),
-                    ("summary", summary),
-                ],
+            .post_prepare(
+                repo,
+                &[("agent", agent), ("task", task), ("summary", summary)],
             )
             .await?
             .expect(303, "prepare")?;
@@ -269,6 +307,16 @@ impl World {
             .next()
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| format!("prepare: odd Location {location}"))
+    }
+
+    /// Posts the prepare form of the owner's repository `repo` with `fields`
+    /// and a fresh `_csrf`; returns the answer, whatever it is.
+    pub async fn post_prepare(&self, repo: &str, fields: &[(&str, &str)]) -> Result<Resp, String> {
+        let pages = format!("/{}/{repo}/agent-work-grants", self.owner);
+        let (_, csrf) = self.browser.csrf_from(&format!("{pages}/new")).await?;
+        let mut form = vec![("_csrf", csrf.as_str())];
+        form.extend_from_slice(fields);
+        self.browser.post_form(&pages, &form).await
     }
 
     /// Reads a grant as the bot.
