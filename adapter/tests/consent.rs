@@ -56,8 +56,7 @@ fn check_verifiers(core: &FakeCore, challenges: &[&str]) {
 async fn elicitation_parks_the_call_and_the_callback_resumes_it() {
     let core = FakeCore::start().await;
     let adapter = start_consent(&core, &[], &[], None).await;
-    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
-    let client = adapter.connect_handler(None, handler).await;
+    let (client, mut urls) = accepting_client(&adapter).await;
     let parked = call_in_background(client.peer(), "get_repository", repo_args());
     let url = next_url(&mut urls).await;
     let authorize = check_authorize_url(&core, &url);
@@ -206,8 +205,7 @@ async fn declining_is_consent_denied_and_exchanges_nothing() {
     let core = FakeCore::start().await;
     let adapter = start_consent(&core, &[], &[], None).await;
     // Declined at the Core: the callback carries error=access_denied.
-    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
-    let client = adapter.connect_handler(None, handler).await;
+    let (client, mut urls) = accepting_client(&adapter).await;
     let parked = call_in_background(client.peer(), "get_repository", repo_args());
     let url = next_url(&mut urls).await;
     let state = state_of(&url);
@@ -242,8 +240,7 @@ async fn declining_is_consent_denied_and_exchanges_nothing() {
 async fn a_cancelled_call_is_consent_denied_and_withdraws_its_state() {
     let core = FakeCore::start().await;
     let adapter = start_consent(&core, &[], &[], None).await;
-    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
-    let client = adapter.connect_handler(None, handler).await;
+    let (client, mut urls) = accepting_client(&adapter).await;
     let parked = call_in_background(client.peer(), "get_repository", repo_args());
     let url = next_url(&mut urls).await;
     // Dropping rmcp's pending call sends `notifications/cancelled`.
@@ -268,8 +265,7 @@ async fn a_cancelled_call_is_consent_denied_and_withdraws_its_state() {
 async fn a_failed_exchange_is_consent_failed_after_exactly_one_post() {
     let core = FakeCore::start().await;
     let adapter = start_consent(&core, &[], &[], None).await;
-    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
-    let client = adapter.connect_handler(None, handler).await;
+    let (client, mut urls) = accepting_client(&adapter).await;
     let cases = [
         (TokenMode::Honest, "bogus-code", 400),
         (TokenMode::Status(500), "", 502),
@@ -310,8 +306,7 @@ async fn a_failed_exchange_is_consent_failed_after_exactly_one_post() {
 async fn a_redirected_token_post_is_not_followed() {
     let core = FakeCore::start().await;
     let adapter = start_consent(&core, &[], &[], None).await;
-    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
-    let client = adapter.connect_handler(None, handler).await;
+    let (client, mut urls) = accepting_client(&adapter).await;
     let parked = call_in_background(client.peer(), "get_repository", repo_args());
     let query = core.consent(&next_url(&mut urls).await).await;
     core.token_mode(TokenMode::Redirect);
@@ -327,8 +322,7 @@ async fn a_redirected_token_post_is_not_followed() {
 async fn no_consent_before_the_deadline_is_consent_timeout() {
     let core = FakeCore::start().await;
     let adapter = start_consent(&core, &[], &SHORT_TIMEOUT, None).await;
-    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
-    let client = adapter.connect_handler(None, handler).await;
+    let (client, mut urls) = accepting_client(&adapter).await;
     let started = Instant::now();
     let result = call(&client, "get_repository", repo_args()).await;
     let waited = started.elapsed();

@@ -6,7 +6,6 @@
 
 mod support;
 
-use rmcp::model::ElicitationAction;
 use support::{oauth::*, *};
 
 async fn faulty(core: &FakeCore, fault: &str, extra: &[&str]) -> HttpAdapter {
@@ -63,8 +62,7 @@ async fn state_never_expires_exchanges_after_the_timeout() {
 async fn resume_before_exchange_runs_the_call_without_a_token() {
     let core = FakeCore::start().await;
     let adapter = faulty(&core, "consent-resume-before-exchange", &[]).await;
-    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
-    let client = adapter.connect_handler(None, handler).await;
+    let (client, mut urls) = accepting_client(&adapter).await;
     let parked = call_in_background(client.peer(), "get_repository", repo_args());
     let query = core.consent(&next_url(&mut urls).await).await;
     core.token_mode(TokenMode::Status(500));

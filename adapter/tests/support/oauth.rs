@@ -433,6 +433,18 @@ impl Eliciting {
     }
 }
 
+/// A client of `adapter` (no bearer) that accepts every URL elicitation,
+/// and the receiving end of the URLs it is sent.
+pub async fn accepting_client(
+    adapter: &super::HttpAdapter,
+) -> (
+    rmcp::service::RunningService<rmcp::RoleClient, Eliciting>,
+    tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    let (handler, urls) = Eliciting::new(rmcp::model::ElicitationAction::Accept);
+    (adapter.connect_handler(None, handler).await, urls)
+}
+
 impl rmcp::ClientHandler for Eliciting {
     async fn create_elicitation(
         &self,
