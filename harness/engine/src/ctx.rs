@@ -208,7 +208,6 @@ impl Ctx {
         }
     }
 
-    /// The Core's captured output, for [`Ctx::core_log`].
     /// The `--jobs` slot the trial holds, lent out by [`Ctx::wait_out`].
     pub(crate) fn with_slot(mut self, slot: Option<crate::runner::slots::Slot>) -> Self {
         self.slot = slot;
@@ -224,6 +223,7 @@ impl Ctx {
         }
     }
 
+    /// The Core's captured output, for [`Ctx::core_log`].
     pub(crate) fn with_core_log(mut self, log: crate::child::SharedLog) -> Self {
         self.core_log = Some(log);
         self

@@ -20,9 +20,8 @@ const MIN_SECRET_LEN: usize = 8;
 
 /// A shared, append-only set of secret values. Cloning shares the set.
 ///
-/// A run has one registry; each trial redacts through a [`scoped`] one
-/// (`SecretRegistry::scoped`), which holds the trial's own secrets and sees
-/// the run's. Why: a trial registers secrets all along (every cookie, every
+/// A run has one registry; each trial redacts through a [`scoped`] one,
+/// which holds the trial's own secrets and sees the run's. Why: a trial registers secrets all along (every cookie, every
 /// `_csrf`), and a matcher over the whole run's values, rebuilt after each,
 /// made the harness's redaction grow with the square of the catalogue. A
 /// trial's secrets cannot reach another trial's isolated stack; the run's

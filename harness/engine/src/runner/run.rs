@@ -283,8 +283,8 @@ impl Engine {
             trials
         };
         // A trial starts when a slot is free; a trial waiting out an expiry
-        // lends its slot (`slots`), and takes one back before the next trial
-        // starts.
+        // lends its slot (`slots`). Taking a slot is re-asked after every
+        // finish (the select drops it), so a waking trial queues first.
         let pool: super::slots::Pool = Arc::new(tokio::sync::Semaphore::new(self.config.jobs));
         let mut queue = trials.into_iter();
         let mut running = futures::stream::FuturesUnordered::new();

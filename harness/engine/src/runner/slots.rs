@@ -29,9 +29,10 @@ impl Slot {
         }
     }
 
-    /// Sleeps `d` without the slot, then takes one back. The launcher asks
-    /// for a slot anew after every start or finish, so a waking trial is
-    /// served before the next trial starts.
+    /// Sleeps `d` without the slot, then queues for one. The launcher drops
+    /// and renews its own request after every trial that finishes, so the
+    /// slot a finished trial frees goes to a trial already queued here
+    /// before a new trial starts.
     pub(crate) async fn idle(&self, d: Duration) {
         drop(self.held.lock().unwrap().take());
         tokio::time::sleep(d).await;
