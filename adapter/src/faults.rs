@@ -122,10 +122,12 @@ mod catalogue {
         ConsentRedirectFromHost,
         /// The token is also written to `awg-mcp-token` in the working directory.
         ConsentTokenOnDisk,
+        /// A session's end forgets nothing: its states stay valid, its token kept.
+        ConsentSessionEndForgetsNothing,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 18] = [
+    pub const ALL: [(Fault, &str); 19] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -165,6 +167,10 @@ mod catalogue {
         (Fault::ConsentPlainChallenge, "consent-plain-challenge"),
         (Fault::ConsentRedirectFromHost, "consent-redirect-from-host"),
         (Fault::ConsentTokenOnDisk, "consent-token-on-disk"),
+        (
+            Fault::ConsentSessionEndForgetsNothing,
+            "consent-session-end-forgets-nothing",
+        ),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -138,3 +138,16 @@ async fn follows_redirect_reaches_the_token_post() {
     assert_eq!(callback(&adapter, &query).await.0, 200);
     assert_eq!(core.moved_requests(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_end_forgets_nothing_exchanges_an_ended_sessions_state() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "consent-session-end-forgets-nothing", &[]).await;
+    let client = adapter.connect(None).await;
+    let url = auth_required_url(&call(&client, "get_repository", repo_args()).await);
+    let query = core.consent(&url).await;
+    client.cancel().await.unwrap();
+    // The honest adapter answers 400 and exchanges nothing.
+    assert_eq!(callback(&adapter, &query).await.0, 200);
+    assert_eq!(core.token_posts(), 1);
+}

@@ -304,6 +304,9 @@ impl Consent {
     /// The MCP session ended: its token and states go, parked calls wake
     /// (their receivers close).
     pub fn end_session(&self, session: &str) {
+        if fault!(ConsentSessionEndForgetsNothing) {
+            return;
+        }
         let mut inner = self.lock();
         inner.tokens.remove(session);
         inner.states.retain(|_, p| p.session != session);
