@@ -113,7 +113,12 @@ impl BotBuilder<'_> {
         };
         let (process_token, caller_bearer, consent) = if let Some(elicitation) = self.consent {
             // No credential at all: the adapter must ask for consent.
-            let port = reserve_port()?;
+            // The adapter's public URL must be known before its OAuth
+            // application is registered (its redirect URI), so the port is
+            // chosen first; an adapter that then cannot bind it fails its
+            // start loudly (never retried).
+            let port = crate::ports::unassigned_loopback_port()
+                .map_err(|e| Abort::errored(format!("choosing a loopback port: {e}")))?;
             let public_url = format!("http://127.0.0.1:{port}");
             let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
             let client_id = ctx
@@ -736,19 +741,6 @@ impl Ctx {
         }
         (self.journal.steps(), logs)
     }
-}
-
-/// A free loopback port: bound, read and released. The adapter's public URL
-/// must be known before its OAuth application is registered (its redirect
-/// URI), so the port is chosen first; an adapter that then cannot bind it
-/// fails its start loudly (never retried).
-fn reserve_port() -> Step<u16> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| Abort::errored(format!("reserving a loopback port: {e}")))?;
-    listener
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| Abort::errored(format!("reserving a loopback port: {e}")))
 }
 
 fn replace_bytes(haystack: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {

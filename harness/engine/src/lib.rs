@@ -39,6 +39,7 @@ pub mod family;
 pub mod fixtures;
 pub mod journal;
 pub mod lifeline;
+pub mod ports;
 pub mod postgres;
 pub mod prelude;
 pub mod progress;

@@ -11,7 +11,6 @@
 //! immediate shutdown). Its directory carries an owner marker
 //! ([`crate::sweep`]) so that the next run removes it.
 
-use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -87,11 +86,12 @@ impl PgCluster {
             None
         };
         let dir = crate::sweep::owned_tempdir("grantgate-pg-")
-            .map_err(|source| io_err(&std::env::temp_dir(), source))?;
+            .map_err(|source| io_err(&crate::sweep::scratch_root(), source))?;
         let mut cluster = PgCluster {
             dir,
             bin,
-            port: free_port().map_err(|source| io_err(Path::new("127.0.0.1:0"), source))?,
+            port: crate::ports::unassigned_loopback_port()
+                .map_err(|source| io_err(Path::new("127.0.0.1"), source))?,
             run_as,
             kept: false,
             server: None,
@@ -129,6 +129,9 @@ impl PgCluster {
             .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
             .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
             .args(["-c", "max_connections=300"])
+            // Every clone writes its whole database to the WAL; keep the WAL
+            // small (it may live in memory, see `sweep::scratch_root`).
+            .args(["-c", "max_wal_size=128MB", "-c", "min_wal_size=32MB"])
             .stdout(log)
             .stderr(err_log);
         // SIGQUIT is PostgreSQL's immediate shutdown: the postmaster takes
@@ -315,13 +318,6 @@ fn io_err(path: &Path, source: std::io::Error) -> PgError {
         path: path.to_owned(),
         source,
     }
-}
-
-/// Asks the kernel for a free loopback port. Another process could take it
-/// before the server binds; the server would then exit and `start` fail
-/// loudly, never silently.
-fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
 /// Finds the directory holding `initdb` and `postgres`: `GRANTGATE_PG_BIN`,

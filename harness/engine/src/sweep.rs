@@ -1,13 +1,15 @@
-//! What dead runs left behind, removed before a run starts.
+//! Where the harness keeps its directories, and what dead runs left behind
+//! there, removed before a run starts.
 //!
 //! A harness killed with SIGKILL runs no teardown. Its children die with it
 //! ([`crate::lifeline`]), but its stack directories and its PostgreSQL
-//! cluster's data directory stay in the temp dir. So every directory the
-//! harness creates carries a marker naming its owner — pid and process start
-//! time from `/proc/<pid>/stat`, so that a reused pid is not taken for the
-//! owner — and every run first removes the directories whose owner is gone,
-//! with any process still working in them. A live run's directories are
-//! never touched; neither are stacks kept with `--keep`.
+//! cluster's data directory stay in the scratch root ([`scratch_root`]). So
+//! every directory the harness creates carries a marker naming its owner —
+//! pid and process start time from `/proc/<pid>/stat`, so that a reused pid
+//! is not taken for the owner — and every run first removes the
+//! directories whose owner is gone, with any process still working in them.
+//! A live run's directories are never touched; neither are stacks kept with
+//! `--keep`.
 //!
 //! Directories without a marker come from harnesses older than the marker.
 //! They may belong to such a harness still running, so they are swept only
@@ -41,12 +43,64 @@ pub struct Swept {
     pub processes: Vec<i32>,
 }
 
+/// Free space `/dev/shm` must have to hold a run's directories.
+const SHM_ROOM: u64 = 1 << 30;
+
+/// Where stack directories and the PostgreSQL cluster go, decided once per
+/// process: `GRANTGATE_SCRATCH`, else `TMPDIR` when it is set, else
+/// `/dev/shm` when it is a writable memory filesystem with a gigabyte free,
+/// else the temp dir. Their files are worthless once the run ends, and a
+/// disk filesystem makes each trial pay for creating and removing hundreds
+/// of them (a PostgreSQL clone is a few hundred files).
+pub fn scratch_root() -> PathBuf {
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        pick_scratch(
+            std::env::var_os("GRANTGATE_SCRATCH"),
+            std::env::var_os("TMPDIR").is_some(),
+            shm_is_roomy,
+        )
+    })
+    .clone()
+}
+
+const SHM: &str = "/dev/shm";
+
+fn pick_scratch(
+    explicit: Option<std::ffi::OsString>,
+    tmpdir_set: bool,
+    shm_is_roomy: impl FnOnce() -> bool,
+) -> PathBuf {
+    match explicit {
+        Some(dir) => PathBuf::from(dir),
+        None if !tmpdir_set && shm_is_roomy() => PathBuf::from(SHM),
+        None => std::env::temp_dir(),
+    }
+}
+
+fn shm_is_roomy() -> bool {
+    use nix::sys::{statfs, statvfs};
+    let shm = Path::new(SHM);
+    let tmpfs = statfs::statfs(shm).is_ok_and(|f| f.filesystem_type() == statfs::TMPFS_MAGIC);
+    let room = statvfs::statvfs(shm)
+        .map(|f| f.blocks_available() * f.fragment_size())
+        .unwrap_or(0);
+    let writable = nix::unistd::access(shm, nix::unistd::AccessFlags::W_OK).is_ok();
+    tmpfs && room >= SHM_ROOM && writable
+}
+
 /// Prepares the start of a run: ties children to the harness unless `keep`
-/// (see [`crate::lifeline`]), then sweeps the temp dir of what dead runs
-/// left, saying so on stderr when it removed anything.
+/// (see [`crate::lifeline`]), then sweeps the scratch root (and the temp dir,
+/// if another) of what dead runs left, saying so on stderr when it removed
+/// anything.
 pub fn before_run(keep: bool) -> Swept {
     crate::lifeline::let_children_outlive(keep);
-    let swept = sweep(&std::env::temp_dir());
+    let mut swept = sweep(&scratch_root());
+    if scratch_root() != std::env::temp_dir() {
+        let more = sweep(&std::env::temp_dir());
+        swept.dirs.extend(more.dirs);
+        swept.processes.extend(more.processes);
+    }
     if !swept.dirs.is_empty() {
         eprintln!(
             "grantgate: removed {} director{} and {} process{} left by dead runs",
@@ -59,11 +113,13 @@ pub fn before_run(keep: bool) -> Swept {
     swept
 }
 
-/// Creates a directory `<prefix>XXXX` in the temp dir, owned by this
+/// Creates a directory `<prefix>XXXX` in the [`scratch_root`], owned by this
 /// process: its marker names this process, so a later run removes it if
 /// this one dies without cleaning up.
 pub fn owned_tempdir(prefix: &str) -> io::Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new().prefix(prefix).tempdir()?;
+    let dir = tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(scratch_root())?;
     std::fs::write(dir.path().join(MARKER), format!("{}\n", owner_token()))?;
     Ok(dir)
 }
@@ -203,6 +259,18 @@ fn start_ticks(pid: i32) -> Option<String> {
 mod tests {
     use super::*;
     use std::process::{Command, Stdio};
+
+    #[test]
+    fn scratch_is_the_named_dir_then_tmpdir_then_a_roomy_dev_shm() {
+        let named = Some(std::ffi::OsString::from("/srv/scratch"));
+        assert_eq!(
+            pick_scratch(named, true, || true),
+            PathBuf::from("/srv/scratch")
+        );
+        assert_eq!(pick_scratch(None, false, || true), PathBuf::from(SHM));
+        assert_eq!(pick_scratch(None, true, || true), std::env::temp_dir());
+        assert_eq!(pick_scratch(None, false, || false), std::env::temp_dir());
+    }
 
     fn dir_in(root: &Path, name: &str, marker: Option<&str>) -> PathBuf {
         let dir = root.join(name);

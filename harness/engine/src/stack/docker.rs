@@ -53,8 +53,6 @@ pub struct DockerRuntime {
     secrets: SecretRegistry,
     next: AtomicUsize,
     postgres_version: Mutex<Option<String>>,
-    /// Host ports already handed to this run's Cores, never handed twice.
-    ports: Mutex<Vec<u16>>,
     kept: KeptStacks,
 }
 
@@ -90,7 +88,6 @@ impl DockerRuntime {
             secrets,
             next: AtomicUsize::new(1),
             postgres_version: Mutex::new(None),
-            ports: Mutex::new(Vec::new()),
             kept: KeptStacks::default(),
         })
     }
@@ -115,7 +112,7 @@ impl DockerRuntime {
         // The stack's directory holds what the host side needs: the
         // adapters' working directory and, with --keep, the admin login.
         let dir = crate::sweep::owned_tempdir(&format!("grantgate-stack-{prefix}-"))
-            .map_err(|e| HarnessError::io(std::env::temp_dir(), e))?;
+            .map_err(|e| HarnessError::io(crate::sweep::scratch_root(), e))?;
         let admin = AdminCredential {
             user: ADMIN_USER.to_owned(),
             password: self.secrets.mint("gg-admin-pw"),
@@ -179,7 +176,10 @@ impl DockerRuntime {
                 (Some(db), url)
             }
         };
-        let port = self.fresh_loopback_port()?;
+        // Should another process take the port before the container does,
+        // Docker refuses to start it and the trial errors.
+        let port = crate::ports::unassigned_loopback_port()
+            .map_err(|e| HarnessError::Docker(format!("picking a loopback port: {e}")))?;
         let base_url = format!("http://127.0.0.1:{port}");
         let (name, tag) = split_reference(&self.core_image.reference);
         let mut request = GenericImage::new(name, tag)
@@ -261,28 +261,6 @@ impl DockerRuntime {
             *version = postgres_version_in(&log.text());
         }
         Ok(db)
-    }
-
-    /// A loopback port nothing listens on now, and not one this run handed
-    /// out before (two stacks starting at once could otherwise be given the
-    /// same one). Should another process take it before the container
-    /// does, Docker refuses to start the container and the trial errors.
-    fn fresh_loopback_port(&self) -> Result<u16> {
-        let fail =
-            |e: std::io::Error| HarnessError::Docker(format!("picking a loopback port: {e}"));
-        let mut handed = self.ports.lock().unwrap_or_else(|e| e.into_inner());
-        // Hold every probe open until the end, so the kernel cannot give
-        // the same port twice in this loop.
-        let mut probes = Vec::new();
-        loop {
-            let probe = std::net::TcpListener::bind("127.0.0.1:0").map_err(fail)?;
-            let port = probe.local_addr().map_err(fail)?.port();
-            probes.push(probe);
-            if !handed.contains(&port) {
-                handed.push(port);
-                return Ok(port);
-            }
-        }
     }
 }
 

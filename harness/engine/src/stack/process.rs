@@ -60,7 +60,7 @@ impl ProcessRuntime {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect();
         let dir = crate::sweep::owned_tempdir(&format!("grantgate-stack-{safe_name}-"))
-            .map_err(|e| HarnessError::io(std::env::temp_dir(), e))?;
+            .map_err(|e| HarnessError::io(crate::sweep::scratch_root(), e))?;
         let (admin, secret_key, from) = match spec.seed {
             Some(seed) => (seed.admin, seed.secret_key, seed.database),
             None => (self.new_admin(), self.secrets.mint("gg-core-key"), None),
