@@ -81,10 +81,12 @@ async fn consent_is_not_approval(ctx: &mut Ctx) -> Outcome {
             Some(&json!({"permission": "read"})),
         )
         .await?;
-    ctx.expect(
+    // Spec §3: 403, the credential lacks a scope (the repository is
+    // alice's, so visible to it: not 404).
+    ctx.expect_status(
         "adding a collaborator (write:repository) with it is refused",
-        !(200..300).contains(&answer.status),
-        &format!("status {}", answer.status),
+        answer.status,
+        403,
     )?;
 
     ctx.step("create_issue through alice's consent");
