@@ -343,12 +343,12 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let cancel = grantgate_engine::runner::signals::cancel_on_signals();
     let engine = Engine::prepare(config).await.context("preparing the run")?;
     if cancel.is_cancelled() {
-        engine.shutdown();
+        engine.shutdown().await;
         return Ok(130);
     }
     let trials = engine.trials(&catalogue());
     if trials.is_empty() {
-        engine.shutdown();
+        engine.shutdown().await;
         anyhow::bail!("no trial matches the selection; see `grantgate list`");
     }
     if engine.config().backends.len() < 2 {
@@ -358,7 +358,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let sink: EventSink = grantgate_engine::progress::sink(color);
     let report = engine.run(trials, &sink, &cancel).await;
     let written = grantgate_engine::report::write_all(&report, &report_root, engine.secrets());
-    let kept = engine.shutdown();
+    let kept = engine.shutdown().await;
     if let Some(kept) = kept {
         println!("{kept}");
     }

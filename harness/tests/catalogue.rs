@@ -170,7 +170,7 @@ fn main() {
     };
     // The last handle: stopping the engine stops the PostgreSQL cluster.
     if let Ok(engine) = Arc::try_unwrap(engine) {
-        engine.shutdown();
+        rt.block_on(engine.shutdown());
     }
     if interrupted {
         std::process::exit(130);

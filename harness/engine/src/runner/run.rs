@@ -358,13 +358,17 @@ impl Engine {
         }
     }
 
-    /// Ends the run: stops the cluster, unless a kept stack still needs it.
-    pub fn shutdown(self) -> Option<String> {
+    /// Ends the run: waits for the databases still being dropped, then
+    /// stops the cluster, unless a kept stack still needs it.
+    pub async fn shutdown(self) -> Option<String> {
         let keep_cluster = self
             .kept_any_postgres
             .load(std::sync::atomic::Ordering::SeqCst);
         // Snapshots hold databases on the cluster: they go first.
         drop(self.snapshots);
+        for provider in self.providers.values() {
+            provider.settle().await;
+        }
         drop(self.runtime);
         drop(self.process);
         drop(self.providers);

@@ -69,7 +69,7 @@ pub async fn run(
     let trials = engine.trials(catalogue);
     let clean_report = engine.run(trials, progress, cancel).await;
     secrets.absorb(engine.secrets());
-    engine.shutdown();
+    engine.shutdown().await;
     if cancel.is_cancelled() {
         return Ok(None);
     }
@@ -109,7 +109,7 @@ pub async fn run(
                 // `stop` fires, and the trials after it never start.
                 let report = engine.run_in_order(trials, &events, &stop).await;
                 secrets.absorb(engine.secrets());
-                engine.shutdown();
+                engine.shutdown().await;
                 let c = report.counts();
                 let failed: Vec<&str> = report
                     .results
@@ -175,7 +175,7 @@ async fn honest_variants(
             let trials = engine.trials(catalogue);
             let report = engine.run(trials, &discard(), cancel).await;
             secrets.absorb(engine.secrets());
-            engine.shutdown();
+            engine.shutdown().await;
             let row = VariantRow::of(name, &report);
             let refused: Vec<&str> = row.not_passed.iter().map(|c| c.trial.as_str()).collect();
             println!(

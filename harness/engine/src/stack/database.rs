@@ -3,15 +3,19 @@
 //! - SQLite: a file in the stack's own directory.
 //! - The run's ephemeral PostgreSQL cluster: a template database is created
 //!   once per run and cloned per stack (`CREATE DATABASE x TEMPLATE t`), so
-//!   every stack starts from the same empty state.
+//!   every stack starts from the same empty state. Clones are made one step
+//!   ahead and dropped in the background ([`ClusterPool`]), off the trials'
+//!   path.
 //! - An existing server (`--postgres-url`): a uniquely named database per
 //!   stack, created and dropped by the harness.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use sqlx::Connection;
+use tokio::task::JoinSet;
 
 use super::SnapshotDb;
 use crate::error::{HarnessError, Result};
@@ -20,22 +24,15 @@ use crate::postgres::PgCluster;
 /// The template every per-stack database on the ephemeral cluster clones.
 const TEMPLATE: &str = "grantgate_template";
 
+/// How many clones of each template the cluster keeps ready.
+const AHEAD: usize = 2;
+
 /// Where stacks get their databases from.
 pub enum DatabaseProvider {
     /// A SQLite file per stack.
     Sqlite,
-    /// A clone of the template database on the run's own cluster.
-    Cluster {
-        /// The cluster, shared by every PostgreSQL stack of the run.
-        cluster: Arc<PgCluster>,
-        /// Serialises clones: PostgreSQL refuses to clone a template that
-        /// another clone is reading.
-        clone_lock: tokio::sync::Mutex<()>,
-        /// Unique prefix of this run's databases.
-        prefix: String,
-        /// Counter for database names.
-        next: AtomicUsize,
-    },
+    /// A clone of a template database on the run's own cluster.
+    Cluster(Arc<ClusterPool>),
     /// A fresh database per stack on a server someone else runs.
     Server {
         /// URL of a maintenance database with CREATEDB rights.
@@ -47,16 +44,104 @@ pub enum DatabaseProvider {
     },
 }
 
+/// The run's cluster as a source of databases. A clone takes tens of
+/// milliseconds of PostgreSQL's time (and its drop as many), which a trial
+/// would otherwise wait for: each lease takes a clone made ahead, if one is
+/// ready, and starts the next; released databases are dropped in the
+/// background. [`DatabaseProvider::settle`] waits for that work at the end
+/// of a run; clones still unused go with the cluster.
+pub struct ClusterPool {
+    /// The cluster, shared by every PostgreSQL stack of the run.
+    cluster: Arc<PgCluster>,
+    /// Serialises clones: PostgreSQL refuses to clone a template that
+    /// another clone is reading.
+    clone_lock: tokio::sync::Mutex<()>,
+    /// Unique prefix of this run's databases.
+    prefix: String,
+    /// Counter for database names.
+    next: AtomicUsize,
+    /// Clones made ahead, by template.
+    ready: Mutex<HashMap<String, Vec<String>>>,
+    /// Clones being made ahead and databases being dropped.
+    background: Mutex<JoinSet<()>>,
+}
+
+impl ClusterPool {
+    /// A database cloned from `template` now.
+    async fn clone_of(&self, template: &str) -> Result<String> {
+        let _guard = self.clone_lock.lock().await;
+        self.clone_locked(template).await
+    }
+
+    async fn clone_locked(&self, template: &str) -> Result<String> {
+        let name = format!(
+            "{}_{}",
+            self.prefix,
+            self.next.fetch_add(1, Ordering::SeqCst)
+        );
+        execute(
+            &self.cluster.url("postgres"),
+            format!("CREATE DATABASE \"{name}\" TEMPLATE \"{template}\""),
+        )
+        .await
+        .map_err(crate::postgres::PgError::from)?;
+        Ok(name)
+    }
+
+    fn take_ready(&self, template: &str) -> Option<String> {
+        lock(&self.ready).get_mut(template)?.pop()
+    }
+
+    /// Tops the clones of `template` up to [`AHEAD`], in the background. A
+    /// clone that fails here is not reported: the next lease then clones in
+    /// the foreground and reports the failure as its trial's.
+    fn make_ahead(self: &Arc<Self>, template: &str) {
+        let pool = self.clone();
+        let template = template.to_owned();
+        lock(&self.background).spawn(async move {
+            loop {
+                // One clone per turn of the lock: a lease that finds none
+                // ready waits for one clone at most.
+                let _guard = pool.clone_lock.lock().await;
+                let ready = lock(&pool.ready).get(&template).map_or(0, Vec::len);
+                if ready >= AHEAD {
+                    return;
+                }
+                let Ok(name) = pool.clone_locked(&template).await else {
+                    return;
+                };
+                lock(&pool.ready)
+                    .entry(template.clone())
+                    .or_default()
+                    .push(name);
+            }
+        });
+    }
+
+    fn drop_later(self: &Arc<Self>, name: String) {
+        let url = self.cluster.url("postgres");
+        lock(&self.background).spawn(async move {
+            let _ = execute(&url, drop_sql(&name)).await;
+        });
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl DatabaseProvider {
     /// A provider on the run's ephemeral cluster; creates the template.
     pub async fn cluster(cluster: Arc<PgCluster>, run_id: &str) -> Result<Self> {
         cluster.create_database(TEMPLATE).await?;
-        Ok(DatabaseProvider::Cluster {
+        Ok(DatabaseProvider::Cluster(Arc::new(ClusterPool {
             cluster,
             clone_lock: tokio::sync::Mutex::new(()),
             prefix: db_prefix(run_id),
             next: AtomicUsize::new(1),
-        })
+            ready: Mutex::default(),
+            background: Mutex::default(),
+        })))
     }
 
     /// A provider on an existing server; checks that it answers.
@@ -93,26 +178,16 @@ impl DatabaseProvider {
                     owner: None,
                 })
             }
-            DatabaseProvider::Cluster {
-                cluster,
-                clone_lock,
-                prefix,
-                next,
-            } => {
-                let name = format!("{prefix}_{}", next.fetch_add(1, Ordering::SeqCst));
-                let _guard = clone_lock.lock().await;
-                execute(
-                    &cluster.url("postgres"),
-                    format!(
-                        "CREATE DATABASE \"{name}\" TEMPLATE \"{}\"",
-                        template.unwrap_or(TEMPLATE)
-                    ),
-                )
-                .await
-                .map_err(crate::postgres::PgError::from)?;
+            DatabaseProvider::Cluster(pool) => {
+                let template = template.unwrap_or(TEMPLATE);
+                let name = match pool.take_ready(template) {
+                    Some(name) => name,
+                    None => pool.clone_of(template).await?,
+                };
+                pool.make_ahead(template);
                 Ok(DatabaseLease {
-                    url: cluster.url(&name),
-                    owner: Some(Owner::Cluster(cluster.clone(), name)),
+                    url: pool.cluster.url(&name),
+                    owner: Some(Owner::Cluster(pool.clone(), name)),
                 })
             }
             DatabaseProvider::Server {
@@ -138,11 +213,20 @@ impl DatabaseProvider {
         }
     }
 
+    /// Waits for the clones and drops still running in the background.
+    pub async fn settle(&self) {
+        if let DatabaseProvider::Cluster(pool) = self {
+            let mut background = std::mem::take(&mut *lock(&pool.background));
+            while background.join_next().await.is_some() {}
+        }
+    }
+
     /// The database's version, for the report's environment.
     pub async fn version(&self) -> String {
         match self {
             DatabaseProvider::Sqlite => sqlite_version().await,
-            DatabaseProvider::Cluster { cluster, .. } => cluster
+            DatabaseProvider::Cluster(pool) => pool
+                .cluster
                 .version()
                 .await
                 .unwrap_or_else(|e| format!("unknown ({e})")),
@@ -201,15 +285,18 @@ pub struct DatabaseLease {
 }
 
 enum Owner {
-    Cluster(Arc<PgCluster>, String),
+    Cluster(Arc<ClusterPool>, String),
     Server(url::Url, String),
 }
 
 impl DatabaseLease {
-    /// Drops the database (a SQLite file goes with the stack's directory).
+    /// Drops the database (a SQLite file goes with the stack's directory);
+    /// on the run's cluster, in the background.
     pub async fn release(mut self) {
-        if let Some(owner) = self.owner.take() {
-            drop_owned(owner).await;
+        match self.owner.take() {
+            Some(Owner::Cluster(pool, name)) => pool.drop_later(name),
+            Some(owner) => drop_owned(owner).await,
+            None => {}
         }
     }
 
@@ -249,17 +336,17 @@ impl Drop for DatabaseLease {
 
 async fn drop_owned(owner: Owner) {
     match owner {
-        Owner::Cluster(cluster, name) => {
-            let _ = cluster.drop_database(&name).await;
+        Owner::Cluster(pool, name) => {
+            let _ = pool.cluster.drop_database(&name).await;
         }
         Owner::Server(admin_url, name) => {
-            let _ = execute(
-                admin_url.as_str(),
-                format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
-            )
-            .await;
+            let _ = execute(admin_url.as_str(), drop_sql(&name)).await;
         }
     }
+}
+
+fn drop_sql(name: &str) -> String {
+    format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)")
 }
 
 /// Runs one statement on a one-connection pool. A pool rather than a bare
@@ -303,6 +390,59 @@ fn db_prefix(run_id: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    async fn databases(cluster: &PgCluster) -> Vec<String> {
+        let mut conn = sqlx::PgConnection::connect(&cluster.url("postgres"))
+            .await
+            .unwrap();
+        let rows: Vec<(String,)> =
+            sqlx::query_as("SELECT datname FROM pg_database WHERE datname LIKE 'gg\\_%'")
+                .fetch_all(&mut conn)
+                .await
+                .unwrap();
+        rows.into_iter().map(|(n,)| n).collect()
+    }
+
+    #[tokio::test]
+    async fn cluster_leases_are_fresh_clones_made_ahead_and_dropped_after_release() {
+        let cluster = Arc::new(PgCluster::start().expect("start the ephemeral cluster"));
+        let provider = DatabaseProvider::cluster(cluster.clone(), "test-1a2b3c4d")
+            .await
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let first = provider.lease(dir.path(), None).await.unwrap();
+        let mut conn = sqlx::PgConnection::connect(&first.url).await.unwrap();
+        sqlx::raw_sql("CREATE TABLE written (x int)")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        drop(conn);
+        provider.settle().await;
+        // The lease's own database, and AHEAD clones ready for the next.
+        assert_eq!(databases(&cluster).await.len(), 1 + AHEAD);
+
+        let second = provider.lease(dir.path(), None).await.unwrap();
+        assert_ne!(first.url, second.url);
+        let mut conn = sqlx::PgConnection::connect(&second.url).await.unwrap();
+        let (tables,): (i64,) = sqlx::query_as(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'written'",
+        )
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        assert_eq!(tables, 0, "a clone made ahead starts from the template");
+        drop(conn);
+
+        let (one, two) = (first.name().unwrap(), second.name().unwrap());
+        first.release().await;
+        second.release().await;
+        provider.settle().await;
+        let left = databases(&cluster).await;
+        assert!(!left.contains(&one) && !left.contains(&two), "{left:?}");
+        assert_eq!(left.len(), AHEAD);
+    }
+
     #[test]
     fn database_names_use_the_random_part_of_the_run_id() {
         assert_eq!(super::db_prefix("20261130T101220Z-1fb0d5d8"), "gg_1fb0d5d8");

@@ -25,6 +25,8 @@ pub struct ProcessRuntime {
     core_bin: PathBuf,
     providers: HashMap<Backend, Arc<DatabaseProvider>>,
     secrets: SecretRegistry,
+    /// Each backend's database version, asked once per run.
+    versions: tokio::sync::Mutex<HashMap<Backend, String>>,
 }
 
 impl ProcessRuntime {
@@ -39,6 +41,7 @@ impl ProcessRuntime {
             core_bin,
             providers,
             secrets,
+            versions: Default::default(),
         }
     }
 
@@ -118,10 +121,16 @@ impl Runtime for ProcessRuntime {
 
     fn database_version(&self, backend: Backend) -> BoxFuture<'_, String> {
         Box::pin(async move {
-            match self.providers.get(&backend) {
+            let mut versions = self.versions.lock().await;
+            if let Some(v) = versions.get(&backend) {
+                return v.clone();
+            }
+            let v = match self.providers.get(&backend) {
                 Some(p) => p.version().await,
                 None => "unknown".into(),
-            }
+            };
+            versions.insert(backend, v.clone());
+            v
         })
     }
 }
