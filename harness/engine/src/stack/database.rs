@@ -180,14 +180,20 @@ impl DatabaseProvider {
             }
             DatabaseProvider::Cluster(pool) => {
                 let template = template.unwrap_or(TEMPLATE);
+                // A lease taken from the ready clones is replaced when it is
+                // released, so that the next clone is not made while this
+                // stack's Core starts.
                 let name = match pool.take_ready(template) {
                     Some(name) => name,
-                    None => pool.clone_of(template).await?,
+                    None => {
+                        let name = pool.clone_of(template).await?;
+                        pool.make_ahead(template);
+                        name
+                    }
                 };
-                pool.make_ahead(template);
                 Ok(DatabaseLease {
                     url: pool.cluster.url(&name),
-                    owner: Some(Owner::Cluster(pool.clone(), name)),
+                    owner: Some(Owner::Cluster(pool.clone(), name, template.to_owned())),
                 })
             }
             DatabaseProvider::Server {
@@ -285,7 +291,8 @@ pub struct DatabaseLease {
 }
 
 enum Owner {
-    Cluster(Arc<ClusterPool>, String),
+    /// The pool, the database's name and the template it was cloned from.
+    Cluster(Arc<ClusterPool>, String, String),
     Server(url::Url, String),
 }
 
@@ -294,7 +301,10 @@ impl DatabaseLease {
     /// on the run's cluster, in the background.
     pub async fn release(mut self) {
         match self.owner.take() {
-            Some(Owner::Cluster(pool, name)) => pool.drop_later(name),
+            Some(Owner::Cluster(pool, name, template)) => {
+                pool.drop_later(name);
+                pool.make_ahead(&template);
+            }
             Some(owner) => drop_owned(owner).await,
             None => {}
         }
@@ -303,7 +313,7 @@ impl DatabaseLease {
     /// The database's name on its server (PostgreSQL), to clone it.
     pub fn name(&self) -> Option<String> {
         match &self.owner {
-            Some(Owner::Cluster(_, name) | Owner::Server(_, name)) => Some(name.clone()),
+            Some(Owner::Cluster(_, name, _) | Owner::Server(_, name)) => Some(name.clone()),
             None => None,
         }
     }
@@ -336,7 +346,7 @@ impl Drop for DatabaseLease {
 
 async fn drop_owned(owner: Owner) {
     match owner {
-        Owner::Cluster(pool, name) => {
+        Owner::Cluster(pool, name, _) => {
             let _ = pool.cluster.drop_database(&name).await;
         }
         Owner::Server(admin_url, name) => {
