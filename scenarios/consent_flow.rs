@@ -3,7 +3,8 @@
 //! authorize URL on the Core (by URL-mode elicitation, or in an
 //! `auth_required` error), a person consents in the Core's browser, the
 //! adapter's callback makes exactly one token POST, and the call resumes
-//! with a token that acts for that person.
+//! with a token that acts for that person. A call whose request carries a
+//! bearer of its own is served with it and never asks for consent.
 //!
 //! The shared steps of the family live here too: starting a consent bot,
 //! checking the URL it hands out, and reading the token POSTs the fault
@@ -11,13 +12,14 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::LAB;
+use crate::flows::{LAB, LAB_BOT};
 
 /// This family's happy paths, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
     vec![
         parked_call_resumes_after_consent(),
         auth_required_then_retry_after_consent(),
+        request_bearer_wins_over_consent(),
     ]
 }
 
@@ -341,5 +343,55 @@ async fn auth_required_then_retry_after_consent(ctx: &mut Ctx) -> Outcome {
         "state and challenge compared in the harness",
     )?;
     ctx.observe("auth_required, then", &retried.structured);
+    Ok(())
+}
+
+/// A request bearer takes precedence (spec §9): a consent-mode adapter
+/// whose MCP client declares URL elicitation and sends lab-bot's own token
+/// as its bearer serves the call with that bearer at once — lab-bot reads
+/// the grant alice prepared for it, which only its agent may — with no
+/// elicitation (nothing minted) and no token POST.
+#[scenario(Consent, parity)]
+async fn request_bearer_wins_over_consent(ctx: &mut Ctx) -> Outcome {
+    let alice = ctx.human(CONSENTER)?;
+    ctx.step("alice prepares a grant for lab-bot");
+    alice.login().await?;
+    let (grant, _) = alice
+        .prepare_grant(LAB, LAB_BOT, "Bearer over consent", "summary")
+        .await?;
+
+    ctx.step(
+        "a consent-mode adapter (URL elicitation); its client sends lab-bot's token as bearer",
+    );
+    // A one-second consent timeout: an adapter that parks the call anyway
+    // ends it within a second instead of holding the check.
+    let bot = ctx
+        .bot_builder(LAB_BOT)
+        .consent(Elicitation::Url)
+        .consent_timeout_secs(1)
+        .bearer()
+        .via_proxy()
+        .start()
+        .await?;
+    let read = bot.get_grant(&grant).await?;
+    ctx.expect_tool_ok("the call is served with the bearer at once", &read)?;
+    ctx.expect_eq("native status", read.native_status(), Some(200))?;
+    let read = read.grant()?;
+    ctx.expect_eq(
+        "lab-bot's grant as the Core answers it to lab-bot",
+        (read.id, read.agent.login.as_str(), read.state.as_str()),
+        (grant.id, LAB_BOT, state::AWAITING_AGENT),
+    )?;
+
+    ctx.step("nothing was minted and nothing exchanged");
+    ctx.expect_eq(
+        "no elicitation, no token POST",
+        (
+            bot.unread_elicitations().await,
+            ctx.token_posts().await?.len(),
+        ),
+        (0, 0),
+    )?;
+    ctx.observe("the grant read with the bearer", &read.raw);
     Ok(())
 }

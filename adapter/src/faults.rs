@@ -124,10 +124,12 @@ mod catalogue {
         ConsentTokenOnDisk,
         /// A session's end forgets nothing: its states stay valid, its token kept.
         ConsentSessionEndForgetsNothing,
+        /// In consent mode a request's bearer counts for nothing: the call asks for consent.
+        ConsentIgnoresBearer,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 19] = [
+    pub const ALL: [(Fault, &str); 20] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -171,6 +173,7 @@ mod catalogue {
             Fault::ConsentSessionEndForgetsNothing,
             "consent-session-end-forgets-nothing",
         ),
+        (Fault::ConsentIgnoresBearer, "consent-ignores-bearer"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

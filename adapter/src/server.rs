@@ -118,6 +118,9 @@ impl AdapterServer {
                 .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
                 .map(|(_, token)| token.trim())
                 .filter(|token| is_header_token(token));
+            if fault!(ConsentIgnoresBearer) && token.is_some() && self.consent.is_some() {
+                return Err(CredentialProblem::Missing);
+            }
             return token
                 .map(|t| Credential::Token(t.to_owned()))
                 .ok_or(CredentialProblem::UnusableHeader);

@@ -6,6 +6,7 @@
 
 mod support;
 
+use rmcp::model::ElicitationAction;
 use support::{oauth::*, *};
 
 async fn faulty(core: &FakeCore, fault: &str, extra: &[&str]) -> HttpAdapter {
@@ -150,4 +151,20 @@ async fn session_end_forgets_nothing_exchanges_an_ended_sessions_state() {
     // The honest adapter answers 400 and exchanges nothing.
     assert_eq!(callback(&adapter, &query).await.0, 200);
     assert_eq!(core.token_posts(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ignores_bearer_parks_a_call_that_carries_one() {
+    let core = FakeCore::start().await;
+    let adapter = faulty(&core, "consent-ignores-bearer", &[]).await;
+    let (handler, mut urls) = Eliciting::new(ElicitationAction::Accept);
+    let with_bearer = adapter
+        .connect_handler(Some("caller-bearer"), handler)
+        .await;
+    let parked = call_in_background(with_bearer.peer(), "get_repository", repo_args());
+    // The honest adapter answers at once with the bearer: no state, no URL.
+    assert!(!state_of(&next_url(&mut urls).await).is_empty());
+    assert!(still_parked(&parked).await);
+    assert!(core.api_auth().is_empty(), "the bearer was never used");
+    assert_eq!(core.token_posts(), 0);
 }

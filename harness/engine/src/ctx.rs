@@ -45,6 +45,7 @@ pub struct BotBuilder<'a> {
     token: Option<String>,
     scopes: Option<Vec<String>>,
     process_token_of: Option<String>,
+    bearer: bool,
     consent: Option<Elicitation>,
     consent_timeout_secs: Option<u64>,
 }
@@ -55,7 +56,8 @@ impl BotBuilder<'_> {
     /// adapter's callback on a reserved loopback port, and starts the
     /// adapter with `--oauth-client-id` and `--public-url`. Its MCP client
     /// declares URL-mode elicitation or none. The builder's login only
-    /// names the bot in the report: the token will be whoever consents.
+    /// names the bot in the report: the token will be whoever consents
+    /// (unless [`BotBuilder::bearer`] gives its client the bot's own).
     pub fn consent(mut self, elicitation: Elicitation) -> Self {
         self.consent = Some(elicitation);
         self
@@ -103,6 +105,33 @@ impl BotBuilder<'_> {
         self
     }
 
+    /// Its MCP client sends this bot's own token (its fixture token, or
+    /// the one `token` or `scopes` gives it) as the bearer of every
+    /// request. With `consent`, the adapter still starts in consent mode,
+    /// so the bearer must take precedence (spec §9).
+    pub fn bearer(mut self) -> Self {
+        self.bearer = true;
+        self
+    }
+
+    /// This bot's own token: the one given, a fresh one of the asked
+    /// scopes, or its fixture token.
+    async fn own_token(
+        ctx: &Ctx,
+        login: &str,
+        token: Option<String>,
+        scopes: Option<Vec<String>>,
+    ) -> Step<String> {
+        match (token, scopes) {
+            (Some(token), _) => Ok(token),
+            (None, Some(scopes)) => {
+                let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
+                ctx.mint_token(login, &scopes).await
+            }
+            (None, None) => ctx.token(login),
+        }
+    }
+
     /// Starts the adapter; the context stops it when the scenario ends.
     pub async fn start(self) -> Step<Bot> {
         let ctx = self.ctx;
@@ -112,7 +141,7 @@ impl BotBuilder<'_> {
             ctx.base_url.clone()
         };
         let (process_token, caller_bearer, consent) = if let Some(elicitation) = self.consent {
-            // No credential at all: the adapter must ask for consent.
+            // No process credential: a call without a bearer must ask for consent.
             // The adapter's public URL must be known before its OAuth
             // application is registered (its redirect URI), so the port is
             // chosen first; an adapter that then cannot bind it fails its
@@ -132,18 +161,17 @@ impl BotBuilder<'_> {
                 timeout_secs: self.consent_timeout_secs,
                 dir: ctx.dir.join(format!("adapter-{name}")),
             };
-            (String::new(), None, Some(consent))
-        } else {
-            let own = match (self.token, self.scopes) {
-                (Some(token), _) => token,
-                (None, Some(scopes)) => {
-                    let scopes: Vec<&str> = scopes.iter().map(String::as_str).collect();
-                    ctx.mint_token(&self.login, &scopes).await?
-                }
-                (None, None) => ctx.token(&self.login)?,
+            let bearer = if self.bearer {
+                Some(Self::own_token(ctx, &self.login, self.token, self.scopes).await?)
+            } else {
+                None
             };
+            (String::new(), bearer, Some(consent))
+        } else {
+            let own = Self::own_token(ctx, &self.login, self.token, self.scopes).await?;
             match self.process_token_of {
                 Some(other) => (ctx.token(&other)?, Some(own), None),
+                None if self.bearer => (own.clone(), Some(own), None),
                 None => (own, None, None),
             }
         };
@@ -404,7 +432,8 @@ impl Ctx {
 
     /// A bot's adapter with other settings: through the fault proxy, a
     /// short upstream timeout, a token of narrower scopes or one minted
-    /// apart, or another bot's token in the process (see [`BotBuilder`]).
+    /// apart, another bot's token in the process, or its own as the MCP
+    /// requests' bearer (see [`BotBuilder`]).
     pub fn bot_builder(&mut self, login: &str) -> BotBuilder<'_> {
         BotBuilder {
             ctx: self,
@@ -414,6 +443,7 @@ impl Ctx {
             token: None,
             scopes: None,
             process_token_of: None,
+            bearer: false,
             consent: None,
             consent_timeout_secs: None,
         }
