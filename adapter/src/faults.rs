@@ -106,6 +106,8 @@ mod catalogue {
         AdapterDropsUnknownInput,
         /// A list page shorter than 30 is taken as the last one.
         AdapterAssumesFullPages,
+        /// The HTTP transport serves a request whatever its `Origin`.
+        AdapterIgnoresOrigin,
         /// The callback stores the token for every session and wakes every parked call.
         ConsentStateUnbound,
         /// A spent state stays valid: a replayed callback exchanges again.
@@ -129,7 +131,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 20] = [
+    pub const ALL: [(Fault, &str); 21] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -155,6 +157,7 @@ mod catalogue {
             "adapter-drops-unknown-input",
         ),
         (Fault::AdapterAssumesFullPages, "adapter-assumes-full-pages"),
+        (Fault::AdapterIgnoresOrigin, "adapter-ignores-origin"),
         (Fault::ConsentStateUnbound, "consent-state-unbound"),
         (Fault::ConsentStateReusable, "consent-state-reusable"),
         (

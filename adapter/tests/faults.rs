@@ -175,4 +175,24 @@ mod with_faults {
             ok(&call(&client, "submit_agent_work_proposal", submit_args("t", "b")).await);
         assert_ne!(published["submission"]["request_key"], KEY);
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ignores_origin_serves_a_foreign_page() {
+        let upstream = ScriptedUpstream::start().await;
+        let (adapter, _client) = faulty(&upstream, "adapter-ignores-origin", None).await;
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "page", "version": "0"}}});
+        let answer = reqwest::Client::new()
+            .post(&adapter.url)
+            .header("Origin", "https://evil.example")
+            .header("Accept", "application/json, text/event-stream")
+            .json(&initialize)
+            .send()
+            .await
+            .unwrap();
+        // The honest adapter answers 403.
+        assert_eq!(answer.status().as_u16(), 200);
+        assert!(answer.headers().contains_key("mcp-session-id"));
+    }
 }
