@@ -13,7 +13,11 @@ use crate::flows::{LAB, LAB_BOT, Watch};
 
 /// This family's first part, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
-    vec![unknown_inputs_refused(), malformed_values_refused()]
+    vec![
+        unknown_inputs_refused(),
+        malformed_values_refused(),
+        foreign_origin_refused(),
+    ]
 }
 
 /// The grant tools, each with a complete, valid set of inputs for `grant`.
@@ -295,5 +299,35 @@ async fn malformed_values_refused(ctx: &mut Ctx) -> Outcome {
         .expect_unchanged(ctx, "after every malformed value", &before)
         .await?;
     ctx.observe("refusals", &seen);
+    Ok(())
+}
+
+/// The HTTP transport checks `Origin` (spec §6; MCP's Streamable HTTP
+/// transport answers a present, invalid `Origin` with 403): an `initialize`
+/// that a page of another origin would post is 403 and opens no session,
+/// while the same request without `Origin`, as MCP clients send it, is
+/// served.
+#[scenario(AdapterInputs, parity)]
+async fn foreign_origin_refused(ctx: &mut Ctx) -> Outcome {
+    ctx.step("lab-bot's adapter starts");
+    let bot = ctx.bot(LAB_BOT).await?;
+
+    ctx.step("an initialize without Origin, as an MCP client sends it");
+    let plain = bot.initialize_from(None).await?;
+    ctx.expect(
+        "it is served",
+        (200..300).contains(&plain.status),
+        &format!("status {}", plain.status),
+    )?;
+
+    ctx.step("the same initialize from a page on https://evil.example");
+    let foreign = bot.initialize_from(Some("https://evil.example")).await?;
+    ctx.expect_status("it is refused", foreign.status, 403)?;
+    ctx.expect(
+        "no MCP session is opened for it",
+        foreign.header("mcp-session-id").is_none(),
+        "an Mcp-Session-Id came back",
+    )?;
+    ctx.observe("statuses", &(plain.status, foreign.status));
     Ok(())
 }

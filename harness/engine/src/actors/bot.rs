@@ -450,6 +450,31 @@ impl Bot {
         &self.inner.mcp_url
     }
 
+    /// An MCP `initialize` POSTed by hand to the adapter's endpoint, as a
+    /// web page would send it, with `origin` as its `Origin` header (none:
+    /// as MCP clients send it); recorded like any HTTP exchange.
+    pub async fn initialize_from(&self, origin: Option<&str>) -> Step<super::http::Answer> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| Abort::errored(format!("HTTP client: {e}")))?;
+        let mut request = client
+            .post(&self.inner.mcp_url)
+            .header("Accept", "application/json, text/event-stream")
+            .json(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "grantgate-page", "version": "1"}}}),
+            );
+        if let Some(origin) = origin {
+            request = request.header("Origin", origin);
+        }
+        let request = request
+            .build()
+            .map_err(|e| Abort::errored(format!("initialize request: {e}")))?;
+        super::http::exchange(&client, &self.inner.journal, &self.inner.login, request).await
+    }
+
     /// The Core URL the adapter forwards to.
     pub fn core_url(&self) -> &str {
         &self.inner.core_url
