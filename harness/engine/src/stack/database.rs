@@ -3,9 +3,8 @@
 //! - SQLite: a file in the stack's own directory.
 //! - The run's ephemeral PostgreSQL cluster: a template database is created
 //!   once per run and cloned per stack (`CREATE DATABASE x TEMPLATE t`), so
-//!   every stack starts from the same empty state. Clones are made one step
-//!   ahead and dropped in the background ([`ClusterPool`]), off the trials'
-//!   path.
+//!   every stack starts from the same empty state. Clones are made ahead
+//!   and dropped in the background ([`ClusterPool`]), off the trials' path.
 //! - An existing server (`--postgres-url`): a uniquely named database per
 //!   stack, created and dropped by the harness.
 
@@ -46,10 +45,10 @@ pub enum DatabaseProvider {
 
 /// The run's cluster as a source of databases. A clone takes tens of
 /// milliseconds of PostgreSQL's time (and its drop as many), which a trial
-/// would otherwise wait for: each lease takes a clone made ahead, if one is
-/// ready, and starts the next; released databases are dropped in the
-/// background. [`DatabaseProvider::settle`] waits for that work at the end
-/// of a run; clones still unused go with the cluster.
+/// would otherwise wait for: a lease takes a clone made ahead when one is
+/// ready, and its release drops it and makes the next, in the background.
+/// [`DatabaseProvider::settle`] waits for that work at the end of a run;
+/// clones still unused go with the cluster.
 pub struct ClusterPool {
     /// The cluster, shared by every PostgreSQL stack of the run.
     cluster: Arc<PgCluster>,
@@ -98,7 +97,7 @@ impl ClusterPool {
     fn make_ahead(self: &Arc<Self>, template: &str) {
         let pool = self.clone();
         let template = template.to_owned();
-        lock(&self.background).spawn(async move {
+        self.in_background(async move {
             loop {
                 // One clone per turn of the lock: a lease that finds none
                 // ready waits for one clone at most.
@@ -120,9 +119,16 @@ impl ClusterPool {
 
     fn drop_later(self: &Arc<Self>, name: String) {
         let url = self.cluster.url("postgres");
-        lock(&self.background).spawn(async move {
+        self.in_background(async move {
             let _ = execute(&url, drop_sql(&name)).await;
         });
+    }
+
+    /// Runs `task` in the background, forgetting the tasks already done.
+    fn in_background(&self, task: impl Future<Output = ()> + Send + 'static) {
+        let mut tasks = lock(&self.background);
+        while tasks.try_join_next().is_some() {}
+        tasks.spawn(task);
     }
 }
 
