@@ -364,11 +364,12 @@ impl Engine {
         let keep_cluster = self
             .kept_any_postgres
             .load(std::sync::atomic::Ordering::SeqCst);
-        // Snapshots hold databases on the cluster: they go first.
-        drop(self.snapshots);
+        // Clones of the snapshots may still be under way: they finish first.
+        // Then the snapshots, which hold databases on the cluster, go.
         for provider in self.providers.values() {
             provider.settle().await;
         }
+        drop(self.snapshots);
         drop(self.runtime);
         drop(self.process);
         drop(self.providers);
