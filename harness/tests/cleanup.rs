@@ -20,7 +20,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use grantgate_engine::postgres::PgCluster;
-use sqlx::Connection;
 
 /// A private TMPDIR that the `postgres` user can traverse (the ephemeral
 /// cluster's server runs as that user).
@@ -128,15 +127,7 @@ fn assert_nothing_left(tmp: &Path) {
 }
 
 async fn run_databases(cluster: &PgCluster) -> Vec<String> {
-    let mut conn = sqlx::PgConnection::connect(&cluster.url("postgres"))
-        .await
-        .unwrap();
-    let rows: Vec<(String,)> =
-        sqlx::query_as("SELECT datname FROM pg_database WHERE datname LIKE 'gg\\_%'")
-            .fetch_all(&mut conn)
-            .await
-            .unwrap();
-    rows.into_iter().map(|(n,)| n).collect()
+    cluster.databases("gg_").await.unwrap()
 }
 
 fn report_json(tmp: &Path) -> serde_json::Value {

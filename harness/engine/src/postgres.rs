@@ -191,13 +191,17 @@ impl PgCluster {
         Ok(self.url(name))
     }
 
-    /// Drops a database, disconnecting whoever still uses it.
-    pub async fn drop_database(&self, name: &str) -> Result<(), PgError> {
+    /// The names of this cluster's databases that start with `prefix`.
+    pub async fn databases(&self, prefix: &str) -> Result<Vec<String>, PgError> {
         let mut conn = sqlx::PgConnection::connect(&self.url("postgres")).await?;
-        sqlx::raw_sql(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
-            .execute(&mut conn)
+        let names: Vec<(String,)> = sqlx::query_as("SELECT datname FROM pg_database")
+            .fetch_all(&mut conn)
             .await?;
-        Ok(())
+        Ok(names
+            .into_iter()
+            .map(|(n,)| n)
+            .filter(|n| n.starts_with(prefix))
+            .collect())
     }
 
     /// Leaves the cluster running and its files in place after this value is
@@ -373,7 +377,7 @@ mod tests {
         assert_eq!(one, 1);
         drop(conn);
         assert!(cluster.version().await.unwrap().starts_with("PostgreSQL"));
-        cluster.drop_database("gg_probe").await.unwrap();
+        assert_eq!(cluster.databases("gg_").await.unwrap(), ["gg_probe"]);
         let port = cluster.port();
         drop(cluster);
         assert!(!dir.exists(), "cluster directory {dir:?} was left behind");

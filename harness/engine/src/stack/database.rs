@@ -353,7 +353,7 @@ impl Drop for DatabaseLease {
 async fn drop_owned(owner: Owner) {
     match owner {
         Owner::Cluster(pool, name, _) => {
-            let _ = pool.cluster.drop_database(&name).await;
+            let _ = execute(&pool.cluster.url("postgres"), drop_sql(&name)).await;
         }
         Owner::Server(admin_url, name) => {
             let _ = execute(admin_url.as_str(), drop_sql(&name)).await;
@@ -409,15 +409,7 @@ mod tests {
     use super::*;
 
     async fn databases(cluster: &PgCluster) -> Vec<String> {
-        let mut conn = sqlx::PgConnection::connect(&cluster.url("postgres"))
-            .await
-            .unwrap();
-        let rows: Vec<(String,)> =
-            sqlx::query_as("SELECT datname FROM pg_database WHERE datname LIKE 'gg\\_%'")
-                .fetch_all(&mut conn)
-                .await
-                .unwrap();
-        rows.into_iter().map(|(n,)| n).collect()
+        cluster.databases("gg_").await.unwrap()
     }
 
     #[tokio::test]
