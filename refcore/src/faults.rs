@@ -220,10 +220,12 @@ mod catalogue {
         OauthTokenAllScopes,
         /// The login form's `redirect_to` takes any URL, absolute ones included.
         OauthLoginOpenRedirect,
+        /// Adding a collaborator skips the `write:repository` scope check.
+        CollaboratorScopeUnchecked,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 64] = [
+    pub const ALL: [(Fault, &str); 65] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -339,6 +341,10 @@ mod catalogue {
         (Fault::OauthConsentSkipsCsrf, "oauth-consent-skips-csrf"),
         (Fault::OauthTokenAllScopes, "oauth-token-all-scopes"),
         (Fault::OauthLoginOpenRedirect, "oauth-login-open-redirect"),
+        (
+            Fault::CollaboratorScopeUnchecked,
+            "collaborator-scope-unchecked",
+        ),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();
