@@ -1,6 +1,7 @@
 //! The Streamable HTTP transport's guards and the process's start-up contract:
-//! the one address line, Origin and Host checks, the 1 MiB body limit, and
-//! clear exit-2 errors for a Core URL that is not a bare origin.
+//! the one address line, Origin and Host checks, the 1 MiB body limit, clear
+//! exit-2 errors for a Core URL that is not a bare origin, and answers that
+//! do not wait on the client's delayed ACKs.
 
 mod support;
 
@@ -266,4 +267,88 @@ async fn a_non_loopback_listen_needs_allow_remote() {
     )
     .await;
     assert!(stderr.contains("--allow-remote"), "{stderr}");
+}
+
+/// Sends one request on a kept-alive connection and reads its whole answer
+/// (a `Content-Length` body or a chunked SSE stream); returns the head.
+async fn exchange(socket: &mut tokio::net::TcpStream, session: Option<&str>, body: &str) -> String {
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(id) = session {
+        head.push_str(&format!(
+            "Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\n"
+        ));
+    }
+    // One write: the request itself never waits on Nagle.
+    socket
+        .write_all(format!("{head}\r\n{body}").as_bytes())
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 8192];
+    loop {
+        let n = socket.read(&mut buf).await.unwrap();
+        assert!(n > 0, "the adapter closed the connection mid-answer");
+        answer.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&answer);
+        let Some((head, rest)) = text.split_once("\r\n\r\n") else {
+            continue;
+        };
+        let lower = head.to_ascii_lowercase();
+        let length = lower
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .and_then(|n| n.trim().parse::<usize>().ok());
+        let done = match length {
+            Some(n) => rest.len() >= n,
+            None => rest.ends_with("0\r\n\r\n"),
+        };
+        if done {
+            return head.to_owned();
+        }
+    }
+}
+
+/// An MCP client whose TCP stack delays its ACKs (every Linux socket does,
+/// out of quick-ack mode) must not wait for them: a tool's answer is an SSE
+/// stream written in pieces, and with Nagle's algorithm on, each piece after
+/// the first waited for the client's delayed ACK, 40 ms a call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_in_pieces_do_not_wait_for_delayed_acks() {
+    let upstream = ScriptedUpstream::start().await;
+    let adapter = HttpAdapter::start(&upstream.origin(), TOKEN_ENV, &[]).await;
+    let addr = adapter
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp");
+    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = exchange(&mut socket, None, &initialize_body()).await;
+    let session = head
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(": ")?;
+            name.eq_ignore_ascii_case("mcp-session-id").then_some(value)
+        })
+        .expect("initialize answered with a session id")
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    exchange(&mut socket, Some(&session), &initialized.to_string()).await;
+    // A Nagle wait is at least the 40 ms delayed-ACK timer, so it shows as
+    // a median of 40 ms or more; a busy machine slows some calls, not half.
+    let mut took = Vec::new();
+    for id in 2..22 {
+        let list = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+        let started = std::time::Instant::now();
+        let head = exchange(&mut socket, Some(&session), &list.to_string()).await;
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        took.push(started.elapsed());
+    }
+    took.sort();
+    assert!(
+        took[took.len() / 2] < Duration::from_millis(35),
+        "twenty tools/list calls took {took:?}"
+    );
 }
