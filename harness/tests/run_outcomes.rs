@@ -80,6 +80,30 @@ fn a_failed_expectation_exits_1_with_a_junit_failure_and_the_step_named() {
     assert_eq!(step["assertions"][0]["passed"], false);
     assert_eq!(step["assertions"][0]["expected"], "2");
     assert_eq!(step["assertions"][0]["actual"], "1");
+    // Where the time went: each phase once, inside the trial's duration.
+    let phases = &result["phases"];
+    let ms = |k: &str| {
+        phases[k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{k}: {phases}"))
+    };
+    assert!(ms("waited_ms") >= 50, "{phases}");
+    assert!(ms("scenario_ms") >= ms("waited_ms"), "{phases}");
+    assert!(ms("stack_ms") > 0, "{phases}");
+    let summed: u64 = [
+        "fixtures_ms",
+        "stack_ms",
+        "scenario_ms",
+        "checks_ms",
+        "teardown_ms",
+    ]
+    .iter()
+    .map(|k| ms(k))
+    .sum();
+    assert!(
+        summed <= result["duration_ms"].as_u64().unwrap(),
+        "{phases}"
+    );
     for f in ["index.html", "junit.xml", "report.json", "manifest.json"] {
         assert!(dir.join(f).is_file(), "{f} written");
     }

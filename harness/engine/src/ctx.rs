@@ -250,6 +250,7 @@ impl Ctx {
     /// Waits `d` for a clock the contract gives no way to hasten (a CSRF,
     /// code or state lifetime). Another trial uses the run's slot meanwhile.
     pub async fn wait_out(&self, d: std::time::Duration) {
+        self.journal.waited(d);
         match &self.slot {
             Some(slot) => slot.idle(d).await,
             None => tokio::time::sleep(d).await,

@@ -4,7 +4,9 @@
 //! Actors share the journal of their scenario, so an exchange lands in the
 //! step that was current when it happened, whichever actor made it.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::secrets::SecretRegistry;
 use crate::vocab::{AssertionRecord, Exchange, Observation, StepRecord};
@@ -27,6 +29,7 @@ const CREDENTIAL_HEADERS: &[&str] = &[
 pub struct Journal {
     steps: Arc<Mutex<Vec<StepRecord>>>,
     observations: Arc<Mutex<Vec<Observation>>>,
+    waited_ms: Arc<AtomicU64>,
     secrets: SecretRegistry,
 }
 
@@ -37,6 +40,7 @@ impl Journal {
         let journal = Journal {
             steps: Arc::default(),
             observations: Arc::default(),
+            waited_ms: Arc::default(),
             secrets,
         };
         journal.step("the Core names its contract and backend");
@@ -46,6 +50,17 @@ impl Journal {
     /// The registry this journal redacts through.
     pub fn secrets(&self) -> &SecretRegistry {
         &self.secrets
+    }
+
+    /// Counts `d` as waited out for a clock (the report's `waited_ms`).
+    pub fn waited(&self, d: Duration) {
+        self.waited_ms
+            .fetch_add(d.as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Milliseconds waited out so far.
+    pub fn waited_ms(&self) -> u64 {
+        self.waited_ms.load(Ordering::Relaxed)
     }
 
     /// Starts a new step; later assertions and exchanges belong to it.

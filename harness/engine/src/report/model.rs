@@ -122,6 +122,29 @@ pub struct ScenarioResult {
     /// For a parity result: the observations side by side, per backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
+    /// Where the trial's time went; `None` for a parity result and in older
+    /// reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
+}
+
+/// Where one trial's time went, in milliseconds, phase by phase.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Phases {
+    /// Leasing a copy of the fixture snapshot (for the first trial that
+    /// needs a snapshot, making it).
+    pub fixtures_ms: u64,
+    /// Starting the stack until its Core is healthy.
+    pub stack_ms: u64,
+    /// The scenario, its adapters' start and stop included.
+    pub scenario_ms: u64,
+    /// Of `scenario_ms`, the time spent waiting out a clock with the
+    /// `--jobs` slot lent to another trial.
+    pub waited_ms: u64,
+    /// The database check after a passing scenario.
+    pub checks_ms: u64,
+    /// Stopping the stack and handing back its database.
+    pub teardown_ms: u64,
 }
 
 /// A parity result's table: each observation of a scenario, its value on
@@ -192,6 +215,7 @@ pub(crate) mod tests {
             adapter_logs: vec![],
             observations: vec![],
             comparison: None,
+            phases: None,
         };
         RunReport {
             run_id: "20260101T000000Z-abcd1234".into(),
@@ -254,6 +278,7 @@ pub(crate) mod tests {
                             },
                         ],
                     }),
+                    phases: None,
                     ..result("sqlite", Verdict::Passed)
                 },
             ],

@@ -57,6 +57,7 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         adapter_logs: Vec::new(),
         observations: Vec::new(),
         comparison: None,
+        phases: None,
     };
     if results.len() < 2 {
         out.verdict = Verdict::Errored {

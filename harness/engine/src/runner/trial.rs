@@ -18,7 +18,7 @@ use crate::ctx::Ctx;
 use crate::error::HarnessError;
 use crate::fixtures::Fixture;
 use crate::journal::Journal;
-use crate::report::model::ScenarioResult;
+use crate::report::model::{Phases, ScenarioResult};
 use crate::stack::{Backend, StackSpec};
 use crate::vocab::{Abort, Verdict};
 use tokio_util::sync::CancellationToken;
@@ -65,6 +65,7 @@ impl Engine {
             adapter_logs: Vec::new(),
             observations: Vec::new(),
             comparison: None,
+            phases: None,
         };
         // A fixture snapshot spares the trial making its fixtures; a
         // scenario that needs a pristine Core makes them itself.
@@ -72,6 +73,11 @@ impl Engine {
             true => None,
             false => self.snapshot(trial.backend, trial.scenario.fixture).await,
         };
+        let mut phases = Phases {
+            fixtures_ms: ms(started.elapsed()),
+            ..Phases::default()
+        };
+        let clock = Instant::now();
         let spec = StackSpec {
             name: name.clone(),
             backend: trial.backend,
@@ -82,6 +88,7 @@ impl Engine {
             _ = cancel.cancelled() => Err(HarnessError::Interrupted),
             s = self.runtime.start(spec) => s,
         };
+        phases.stack_ms = ms(clock.elapsed());
         let stack = match stack {
             Ok(s) => s,
             Err(e) => {
@@ -92,6 +99,7 @@ impl Engine {
                     HarnessError::LaunchContract(_) => Verdict::Failed { message },
                     _ => Verdict::Errored { message },
                 };
+                result.phases = Some(phases);
                 return self.finish(result, journal, started, events);
             }
         };
@@ -119,6 +127,7 @@ impl Engine {
         // The scenario lends the slot; this function holds it to the end of
         // teardown.
         let lent = slot.clone();
+        let clock = Instant::now();
         // The scenario runs in a task of its own: a panic inside it ends that
         // task only, and cancelling aborts it (dropping its adapters).
         let mut task = tokio::spawn(async move {
@@ -174,6 +183,9 @@ impl Engine {
             }
             j = &mut task => Some(j),
         };
+        phases.scenario_ms = ms(clock.elapsed());
+        phases.waited_ms = journal.waited_ms();
+        let clock = Instant::now();
         result.verdict = match joined {
             None => Verdict::Errored {
                 message: "interrupted by Ctrl-C".into(),
@@ -215,6 +227,8 @@ impl Engine {
         {
             result.verdict = abort.into_verdict();
         }
+        phases.checks_ms = ms(clock.elapsed());
+        let clock = Instant::now();
         result.core_log = stack.core_log().text();
         if self.config.keep && result.verdict != Verdict::Passed && !cancel.is_cancelled() {
             if trial.backend == Backend::Postgres {
@@ -229,6 +243,8 @@ impl Engine {
         } else {
             stack.teardown().await;
         }
+        phases.teardown_ms = ms(clock.elapsed());
+        result.phases = Some(phases);
         self.finish(result, journal, started, events)
     }
 
@@ -264,6 +280,10 @@ impl Engine {
         });
         result
     }
+}
+
+fn ms(d: std::time::Duration) -> u64 {
+    d.as_millis() as u64
 }
 
 /// A scenario's `core_env` with the run's `--core-env` over it: a key set in
