@@ -134,7 +134,8 @@ pub struct Phases {
     /// Leasing a copy of the fixture snapshot (for the first trial that
     /// needs a snapshot, making it).
     pub fixtures_ms: u64,
-    /// Starting the stack until its Core is healthy.
+    /// Starting the stack: its database, then its Core until healthy
+    /// (`stack_startup_ms` is the Core's part).
     pub stack_ms: u64,
     /// The scenario, its adapters' start and stop included.
     pub scenario_ms: u64,
