@@ -473,11 +473,22 @@ mod tests {
                 ex.response_body = long.clone();
             }
         }
+        report.results[0].phases = Some(crate::report::model::Phases {
+            fixtures_ms: 5,
+            stack_ms: 21,
+            scenario_ms: 383,
+            waited_ms: 109,
+            checks_ms: 4,
+            teardown_ms: 6,
+        });
         let html = render(&report, &SecretRegistry::new());
         assert!(
             !html.contains(&long),
             "a passing trial's bodies are left to report.json"
         );
+        assert!(html.contains(
+            " ms (fixtures 5, stack 21, scenario 383 of which waited 109, data check 4, teardown 6); stack start-up"
+        ));
         assert!(html.contains(
             "<pre class=\"exlist\">lab-bot: tools/call submit_agent_work_proposal\n</pre>"
         ));

@@ -9,7 +9,9 @@ use std::fmt::Write;
 use super::shared::SharedSteps;
 use super::values::{diff, readable};
 use super::{Budget, anchor, esc, status_class, text};
-use crate::report::model::{AssertionRecord, Comparison, Exchange, RunReport, ScenarioResult};
+use crate::report::model::{
+    AssertionRecord, Comparison, Exchange, Phases, RunReport, ScenarioResult,
+};
 use crate::vocab::Verdict;
 
 /// Characters of an assertion value shown for a passing trial.
@@ -26,12 +28,13 @@ pub(super) fn result(h: &mut String, report: &RunReport, r: &ScenarioResult, sha
     let _ = write!(
         h,
         "<section class=\"trial st-{status}\" id=\"{a}\"><h3><span class=\"tag {status}\">{label}</span> {name}</h3>\
-         <p><em>{claim}</em></p><p class=\"meta\">{dur} ms; stack start-up {st}; core {cv}; database {dv}</p>",
+         <p><em>{claim}</em></p><p class=\"meta\">{dur} ms{phases}; stack start-up {st}; core {cv}; database {dv}</p>",
         a = anchor(&r.name),
         label = r.verdict.label(),
         name = esc(&r.name),
         claim = esc(&r.claim),
         dur = r.duration_ms,
+        phases = r.phases.as_ref().map(phases).unwrap_or_default(),
         st = r
             .stack_startup_ms
             .map(|s| format!("{s} ms"))
@@ -355,4 +358,13 @@ fn log_sizes(h: &mut String, r: &ScenarioResult) {
         "<p class=\"ref\">Logs in report.json: {}.</p>",
         sizes.join(", ")
     );
+}
+
+/// Where a trial's time went, in milliseconds: ` (fixtures 5, stack 21,
+/// scenario 383 of which waited 0, data check 4, teardown 6)`.
+fn phases(p: &Phases) -> String {
+    format!(
+        " (fixtures {}, stack {}, scenario {} of which waited {}, data check {}, teardown {})",
+        p.fixtures_ms, p.stack_ms, p.scenario_ms, p.waited_ms, p.checks_ms, p.teardown_ms
+    )
 }
