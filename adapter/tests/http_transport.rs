@@ -172,12 +172,8 @@ async fn request_bodies_over_one_mebibyte_are_refused() {
 async fn chunked_bodies_over_one_mebibyte_are_refused_too() {
     let upstream = ScriptedUpstream::start().await;
     let adapter = HttpAdapter::start(&upstream.origin(), TOKEN_ENV, &[]).await;
-    let addr = adapter
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_owned();
-    let mut socket = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let addr = adapter.addr();
+    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\r\n"
     );
@@ -304,7 +300,8 @@ async fn exchange(socket: &mut tokio::net::TcpStream, session: Option<&str>, bod
             .and_then(|n| n.trim().parse::<usize>().ok());
         let done = match length {
             Some(n) => rest.len() >= n,
-            None => rest.ends_with("0\r\n\r\n"),
+            // Chunked: the last chunk is empty.
+            None => rest.ends_with("\r\n0\r\n\r\n"),
         };
         if done {
             return head.to_owned();
@@ -320,11 +317,9 @@ async fn exchange(socket: &mut tokio::net::TcpStream, session: Option<&str>, bod
 async fn answers_in_pieces_do_not_wait_for_delayed_acks() {
     let upstream = ScriptedUpstream::start().await;
     let adapter = HttpAdapter::start(&upstream.origin(), TOKEN_ENV, &[]).await;
-    let addr = adapter
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp");
-    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut socket = tokio::net::TcpStream::connect(adapter.addr())
+        .await
+        .unwrap();
     let head = exchange(&mut socket, None, &initialize_body()).await;
     let session = head
         .lines()

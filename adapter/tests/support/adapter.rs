@@ -155,6 +155,11 @@ impl HttpAdapter {
         self.url.trim_end_matches("/mcp")
     }
 
+    /// `127.0.0.1:PORT`, for a raw socket.
+    pub fn addr(&self) -> &str {
+        self.origin().trim_start_matches("http://")
+    }
+
     /// Everything the adapter wrote to stderr so far.
     pub fn stderr(&self) -> String {
         String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
