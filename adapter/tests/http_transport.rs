@@ -18,9 +18,8 @@ fn initialize_body() -> String {
     .to_string()
 }
 
-/// One raw HTTP/1.1 POST to the adapter; returns the status code.
-async fn raw_post(url: &str, headers: &[(&str, &str)], body: &[u8]) -> u16 {
-    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp");
+/// One raw HTTP/1.1 POST to the adapter at `addr`; returns the status code.
+async fn raw_post(addr: &str, headers: &[(&str, &str)], body: &[u8]) -> u16 {
     let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
     let mut head = format!(
         "POST /mcp HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n",
@@ -53,35 +52,45 @@ async fn origin_and_host_are_checked() {
     let upstream = ScriptedUpstream::start().await;
     let adapter = HttpAdapter::start(&upstream.origin(), TOKEN_ENV, &[]).await;
     let body = initialize_body();
-    let url = &adapter.url;
+    let addr = adapter.addr();
     assert_eq!(
-        raw_post(url, &[], body.as_bytes()).await,
+        raw_post(addr, &[], body.as_bytes()).await,
         200,
         "no Origin is fine"
     );
     assert_eq!(
-        raw_post(url, &[("Origin", "http://localhost:6274")], body.as_bytes()).await,
+        raw_post(
+            addr,
+            &[("Origin", "http://localhost:6274")],
+            body.as_bytes()
+        )
+        .await,
         200
     );
     assert_eq!(
-        raw_post(url, &[("Origin", "http://127.0.0.1:3000")], body.as_bytes()).await,
+        raw_post(
+            addr,
+            &[("Origin", "http://127.0.0.1:3000")],
+            body.as_bytes()
+        )
+        .await,
         200
     );
     assert_eq!(
-        raw_post(url, &[("Origin", "https://evil.example")], body.as_bytes()).await,
+        raw_post(addr, &[("Origin", "https://evil.example")], body.as_bytes()).await,
         403
     );
     assert_eq!(
-        raw_post(url, &[("Origin", "null")], body.as_bytes()).await,
+        raw_post(addr, &[("Origin", "null")], body.as_bytes()).await,
         403
     );
     assert_eq!(
-        raw_post(url, &[("Host", "evil.example")], body.as_bytes()).await,
+        raw_post(addr, &[("Host", "evil.example")], body.as_bytes()).await,
         403
     );
     assert_eq!(
         raw_post(
-            url,
+            addr,
             &[("Host", "localhost.evil.example:80")],
             body.as_bytes()
         )
@@ -89,7 +98,7 @@ async fn origin_and_host_are_checked() {
         403
     );
     assert_eq!(
-        raw_post(url, &[("Host", "localhost")], body.as_bytes()).await,
+        raw_post(addr, &[("Host", "localhost")], body.as_bytes()).await,
         200
     );
     assert_eq!(upstream.count(), 0);
@@ -107,7 +116,7 @@ async fn allowed_origins_replace_the_loopback_default() {
     let body = initialize_body();
     assert_eq!(
         raw_post(
-            &adapter.url,
+            adapter.addr(),
             &[("Origin", "https://app.example")],
             body.as_bytes()
         )
@@ -116,7 +125,7 @@ async fn allowed_origins_replace_the_loopback_default() {
     );
     assert_eq!(
         raw_post(
-            &adapter.url,
+            adapter.addr(),
             &[("Origin", "https://app.example:443")],
             body.as_bytes()
         )
@@ -125,7 +134,7 @@ async fn allowed_origins_replace_the_loopback_default() {
     );
     assert_eq!(
         raw_post(
-            &adapter.url,
+            adapter.addr(),
             &[("Origin", "http://localhost:6274")],
             body.as_bytes()
         )
@@ -134,7 +143,7 @@ async fn allowed_origins_replace_the_loopback_default() {
     );
     assert_eq!(
         raw_post(
-            &adapter.url,
+            adapter.addr(),
             &[("Origin", "http://app.example")],
             body.as_bytes()
         )
@@ -153,7 +162,7 @@ async fn request_bodies_over_one_mebibyte_are_refused() {
     big.resize(1024 * 1024 + 1 - 2, b'x');
     big.extend_from_slice(b"\"}");
     assert_eq!(big.len(), 1024 * 1024 + 1);
-    assert_eq!(raw_post(&adapter.url, &[], &big).await, 413);
+    assert_eq!(raw_post(adapter.addr(), &[], &big).await, 413);
     // Just under the limit a real tool call with a large body goes through.
     let client = adapter.connect(None).await;
     let text = "ü".repeat(230 * 1024);
@@ -204,12 +213,12 @@ async fn allow_remote_accepts_any_host_and_sigterm_stops_cleanly() {
     let mut adapter = HttpAdapter::start(&upstream.origin(), TOKEN_ENV, &["--allow-remote"]).await;
     let body = initialize_body();
     assert_eq!(
-        raw_post(&adapter.url, &[("Host", "mcp.example")], body.as_bytes()).await,
+        raw_post(adapter.addr(), &[("Host", "mcp.example")], body.as_bytes()).await,
         200
     );
     assert_eq!(
         raw_post(
-            &adapter.url,
+            adapter.addr(),
             &[("Origin", "https://evil.example")],
             body.as_bytes()
         )
