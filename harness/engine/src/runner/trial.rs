@@ -73,11 +73,11 @@ impl Engine {
             true => None,
             false => self.snapshot(trial.backend, trial.scenario.fixture).await,
         };
+        let mut lap = Lap(started);
         let mut phases = Phases {
-            fixtures_ms: ms(started.elapsed()),
+            fixtures_ms: lap.next(),
             ..Phases::default()
         };
-        let clock = Instant::now();
         let spec = StackSpec {
             name: name.clone(),
             backend: trial.backend,
@@ -88,7 +88,7 @@ impl Engine {
             _ = cancel.cancelled() => Err(HarnessError::Interrupted),
             s = self.runtime.start(spec) => s,
         };
-        phases.stack_ms = ms(clock.elapsed());
+        phases.stack_ms = lap.next();
         let stack = match stack {
             Ok(s) => s,
             Err(e) => {
@@ -127,7 +127,6 @@ impl Engine {
         // The scenario lends the slot; this function holds it to the end of
         // teardown.
         let lent = slot.clone();
-        let clock = Instant::now();
         // The scenario runs in a task of its own: a panic inside it ends that
         // task only, and cancelling aborts it (dropping its adapters).
         let mut task = tokio::spawn(async move {
@@ -183,9 +182,8 @@ impl Engine {
             }
             j = &mut task => Some(j),
         };
-        phases.scenario_ms = ms(clock.elapsed());
+        phases.scenario_ms = lap.next();
         phases.waited_ms = journal.waited_ms();
-        let clock = Instant::now();
         result.verdict = match joined {
             None => Verdict::Errored {
                 message: "interrupted by Ctrl-C".into(),
@@ -227,8 +225,7 @@ impl Engine {
         {
             result.verdict = abort.into_verdict();
         }
-        phases.checks_ms = ms(clock.elapsed());
-        let clock = Instant::now();
+        phases.checks_ms = lap.next();
         result.core_log = stack.core_log().text();
         if self.config.keep && result.verdict != Verdict::Passed && !cancel.is_cancelled() {
             if trial.backend == Backend::Postgres {
@@ -243,7 +240,7 @@ impl Engine {
         } else {
             stack.teardown().await;
         }
-        phases.teardown_ms = ms(clock.elapsed());
+        phases.teardown_ms = lap.next();
         result.phases = Some(phases);
         self.finish(result, journal, started, events)
     }
@@ -282,8 +279,16 @@ impl Engine {
     }
 }
 
-fn ms(d: std::time::Duration) -> u64 {
-    d.as_millis() as u64
+/// A clock read in laps: each `next` gives the milliseconds since the last.
+struct Lap(Instant);
+
+impl Lap {
+    fn next(&mut self) -> u64 {
+        let now = Instant::now();
+        let ms = now.duration_since(self.0).as_millis() as u64;
+        self.0 = now;
+        ms
+    }
 }
 
 /// A scenario's `core_env` with the run's `--core-env` over it: a key set in
