@@ -245,7 +245,14 @@ impl Upstream {
                 .map(str::to_owned)
         };
         let total_count = header_text("x-total-count");
-        let link = header_text("link");
+        // `Link` is a list field: every field line, joined (RFC 9110 §5.3).
+        let links: Vec<&str> = response
+            .headers()
+            .get_all("link")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        let link = (!links.is_empty()).then(|| links.join(", "));
         let bytes = match read_body(response, MAX_BODY_BYTES).await {
             Ok(bytes) => bytes,
             Err(why) => {

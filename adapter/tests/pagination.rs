@@ -232,3 +232,27 @@ async fn list_issues_pages_the_same_way() {
         Some("page=1&limit=30")
     );
 }
+
+/// `Link` is a list field (RFC 9110 §5.3, spec §3): a Core may split it over
+/// several field lines, put `next` in a later one and add other relations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn link_split_over_field_lines_still_continues() {
+    let upstream = ScriptedUpstream::start().await;
+    let o = upstream.origin();
+    upstream.script(
+        "GET",
+        LIST_PATH,
+        Action::json(200, &grants(1..=30))
+            .header("X-Total-Count", "31")
+            .header("Link", &link(&o, &[("self", 1, 30)]))
+            .header("Link", &link(&o, &[("next", 2, 30), ("last", 2, 30)])),
+    );
+    let adapter = HttpAdapter::start(&o, TOKEN_ENV, &[]).await;
+    let client = adapter.connect(None).await;
+    let first = ok(&call(&client, "list_agent_work_grants", json!({})).await);
+    assert_eq!(first["grants"].as_array().unwrap().len(), 30);
+    assert_eq!(
+        (first["has_more"].clone(), first["next_page"].clone()),
+        (json!(true), json!(2))
+    );
+}

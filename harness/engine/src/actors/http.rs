@@ -114,7 +114,8 @@ impl Answer {
 
     /// The `Link` header, parsed (empty when absent).
     pub fn links(&self) -> Step<Links> {
-        Links::parse(&self.header("link").unwrap_or_default())
+        // A list field: several field lines read as one comma-joined value (RFC 9110 §5.3).
+        Links::parse(&self.header_values("link").join(", "))
     }
 }
 
