@@ -188,6 +188,10 @@ struct RunArgs {
     /// The PostgreSQL image `--runtime docker` runs beside the Core.
     #[arg(long, default_value = DEFAULT_POSTGRES_IMAGE, env = "GRANTGATE_POSTGRES_IMAGE")]
     postgres_image: String,
+    /// The largest body read from one answer of the Core, in bytes; a larger
+    /// one fails its trial by name.
+    #[arg(long, value_name = "BYTES", default_value_t = grantgate_engine::limits::DEFAULT_BODY_LIMIT)]
+    max_body: usize,
 }
 
 fn main() -> ExitCode {
@@ -320,6 +324,7 @@ fn list(args: ListArgs) -> ExitCode {
 }
 
 async fn run(args: RunArgs) -> anyhow::Result<u8> {
+    grantgate_engine::limits::set_body_limit(args.max_body);
     let config = RunConfig::builder()
         .backends(args.selection.backends)
         .filter(args.selection.filter)

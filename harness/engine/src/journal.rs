@@ -13,7 +13,7 @@ use crate::vocab::{AssertionRecord, Exchange, Observation, StepRecord};
 
 /// Bodies in transcripts are cut after this many bytes: enough to read an
 /// answer, small enough that a report of forty scenarios stays readable.
-pub const BODY_LIMIT: usize = 4096;
+pub const BODY_LIMIT: usize = crate::limits::VALUE_LIMIT;
 
 /// Headers whose values are credentials and never enter a transcript.
 const CREDENTIAL_HEADERS: &[&str] = &[
@@ -172,21 +172,16 @@ impl Journal {
     }
 }
 
-/// Cuts text after [`BODY_LIMIT`] bytes at a character boundary.
+/// Cuts text after [`BODY_LIMIT`] bytes at a character boundary, naming its
+/// full length and SHA-256 ([`crate::limits::cut`]).
 pub fn truncate(text: &str) -> String {
-    if text.len() <= BODY_LIMIT {
-        return text.to_owned();
-    }
-    let mut end = BODY_LIMIT;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… [{} bytes cut]", &text[..end], text.len() - end)
+    crate::limits::cut(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::Digest;
 
     #[test]
     fn exchanges_are_redacted_and_credential_headers_dropped() {
@@ -211,6 +206,13 @@ mod tests {
         assert_eq!(ex.target, "http://x/?t=[redacted]");
         assert_eq!(ex.request_headers[0].1, "[redacted]");
         assert_eq!(ex.request_body, "{\"token\":\"[redacted]\"}");
-        assert!(ex.response_body.ends_with("[10 bytes cut]"));
+        assert!(
+            ex.response_body.ends_with(&format!(
+                "bytes in all, sha256 {}]",
+                hex::encode(sha2::Sha256::digest("x".repeat(BODY_LIMIT + 10)))
+            )),
+            "{}",
+            ex.response_body
+        );
     }
 }
