@@ -15,6 +15,15 @@ use crate::vocab::{AssertionRecord, Exchange, Observation, StepRecord};
 /// answer, small enough that a report of forty scenarios stays readable.
 pub const BODY_LIMIT: usize = crate::limits::VALUE_LIMIT;
 
+/// Bytes of bodies one scenario's transcript holds at [`BODY_LIMIT`] each;
+/// after that, bodies are cut after [`BODY_LIMIT_SPENT`] bytes. An honest
+/// trial's bodies fit several times over; a Core that answers 4 KiB of junk
+/// to every request still leaves a report of a few MiB per hundred trials.
+pub const BODY_BUDGET: usize = 32 * 1024;
+
+/// The cut of a body once the scenario's [`BODY_BUDGET`] is spent.
+pub const BODY_LIMIT_SPENT: usize = 512;
+
 /// Headers whose values are credentials and never enter a transcript.
 const CREDENTIAL_HEADERS: &[&str] = &[
     "authorization",
@@ -30,6 +39,7 @@ pub struct Journal {
     steps: Arc<Mutex<Vec<StepRecord>>>,
     observations: Arc<Mutex<Vec<Observation>>>,
     waited_ms: Arc<AtomicU64>,
+    body_bytes: Arc<AtomicU64>,
     secrets: SecretRegistry,
 }
 
@@ -41,6 +51,7 @@ impl Journal {
             steps: Arc::default(),
             observations: Arc::default(),
             waited_ms: Arc::default(),
+            body_bytes: Arc::default(),
             secrets,
         };
         journal.step("the Core names its contract and backend");
@@ -106,10 +117,16 @@ impl Journal {
     /// Records an exchange in the current step, redacting every field and
     /// dropping credential headers.
     pub fn exchange(&self, mut ex: Exchange) {
-        let redact = |s: &str| truncate(&self.secrets.redact(s));
+        let spent = self.body_bytes.load(Ordering::Relaxed) as usize > BODY_BUDGET;
+        let limit = if spent { BODY_LIMIT_SPENT } else { BODY_LIMIT };
+        let redact = |s: &str| crate::limits::cut_at(&self.secrets.redact(s), limit);
         ex.target = self.secrets.redact(&ex.target);
         ex.request_body = redact(&ex.request_body);
         ex.response_body = redact(&ex.response_body);
+        self.body_bytes.fetch_add(
+            (ex.request_body.len() + ex.response_body.len()) as u64,
+            Ordering::Relaxed,
+        );
         for headers in [&mut ex.request_headers, &mut ex.response_headers] {
             for (name, value) in headers.iter_mut() {
                 if CREDENTIAL_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
@@ -206,6 +223,16 @@ mod tests {
         assert_eq!(ex.target, "http://x/?t=[redacted]");
         assert_eq!(ex.request_headers[0].1, "[redacted]");
         assert_eq!(ex.request_body, "{\"token\":\"[redacted]\"}");
+        for _ in 0..BODY_BUDGET / BODY_LIMIT {
+            journal.exchange(steps[1].exchanges[0].clone());
+        }
+        let last = journal.steps()[1]
+            .exchanges
+            .last()
+            .unwrap()
+            .response_body
+            .len();
+        assert!(last < BODY_LIMIT_SPENT + 120, "budget spent: {last} bytes");
         assert!(
             ex.response_body.ends_with(&format!(
                 "bytes in all, sha256 {}]",
