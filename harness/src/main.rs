@@ -371,7 +371,17 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let color = args.color.enabled();
     let sink: EventSink = grantgate_engine::progress::sink(color);
     let report = engine.run(trials, &sink, &cancel).await;
-    let written = grantgate_engine::report::write_all(&report, &report_root, engine.secrets());
+    // Rendering is CPU-bound (a large report takes seconds): off the async
+    // workers, so signals and teardown are still served meanwhile.
+    let (report, written) = {
+        let (root, secrets) = (report_root.clone(), engine.secrets().clone());
+        tokio::task::spawn_blocking(move || {
+            let written = grantgate_engine::report::write_all(&report, &root, &secrets);
+            (report, written)
+        })
+        .await
+        .context("writing the report")?
+    };
     let kept = engine.shutdown().await;
     if let Some(kept) = kept {
         println!("{kept}");

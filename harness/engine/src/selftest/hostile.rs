@@ -145,10 +145,7 @@ pub struct Row {
 /// Judges `m` for `hostile`, a normal run of its selection having taken
 /// `normal`.
 pub fn judge(hostile: &Hostile, m: Measured, normal: Duration) -> Row {
-    let wall_bound = match hostile.kind {
-        Kind::Unusable => UNUSABLE_BOUND,
-        Kind::Misbehaving => normal.max(NORMAL_RUN_FLOOR) * 2,
-    };
+    let wall_bound = bound(hostile, normal);
     let mut crossed = Vec::new();
     if !m.exit.is_some_and(|c| hostile.exits.contains(&c)) {
         crossed.push(format!("exit {:?}, expected {:?}", m.exit, hostile.exits));
@@ -189,10 +186,21 @@ pub fn judge(hostile: &Hostile, m: Measured, normal: Duration) -> Row {
     }
 }
 
+/// The wall-time bound of `hostile`, a normal run of its selection having
+/// taken `normal`.
+pub fn bound(hostile: &Hostile, normal: Duration) -> Duration {
+    match hostile.kind {
+        Kind::Unusable => UNUSABLE_BOUND,
+        Kind::Misbehaving => normal.max(NORMAL_RUN_FLOOR) * 2,
+    }
+}
+
 /// Runs `grantgate run` (this executable) against the faults build `bins`
 /// with `CORE_HOSTILE=name` (none for `None`), on `backend`, `filter`ed,
 /// reports under `dir/<name>`, and measures it. `stop` is polled: when it
-/// says so, the child is interrupted (SIGINT) and the measurement ends.
+/// says so, or when the run has taken `cap`, the child is interrupted
+/// (SIGINT), and killed ten seconds later, so the pass itself is bounded.
+#[allow(clippy::too_many_arguments)]
 pub fn measure(
     bins: &Binaries,
     name: Option<&str>,
@@ -200,6 +208,7 @@ pub fn measure(
     backend: &str,
     jobs: usize,
     dir: &Path,
+    cap: Duration,
     stop: &dyn Fn() -> bool,
 ) -> std::io::Result<Measured> {
     let label = name.unwrap_or("none");
@@ -238,16 +247,22 @@ pub fn measure(
     let mut child = cmd.spawn()?;
     let pid = child.id();
     let mut peak_rss_kb = 0;
+    let mut interrupted: Option<Instant> = None;
     let status = loop {
         peak_rss_kb = peak_rss_kb.max(vm_hwm_kb(pid).unwrap_or(0));
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        if stop() {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid as i32),
-                nix::sys::signal::Signal::SIGINT,
-            );
+        let pid = nix::unistd::Pid::from_raw(pid as i32);
+        match interrupted {
+            None if stop() || started.elapsed() > cap => {
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT);
+                interrupted = Some(Instant::now());
+            }
+            Some(at) if at.elapsed() > Duration::from_secs(10) => {
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            }
+            _ => {}
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -377,6 +392,7 @@ pub fn run_pass(
                         backend,
                         jobs,
                         &normal_dir,
+                        UNUSABLE_BOUND,
                         stop,
                     )?);
                 }
@@ -387,6 +403,8 @@ pub fn run_pass(
         if stop() {
             return Ok(None);
         }
+        // A run is cut off a little after its bound: it failed it anyway.
+        let cap = bound(hostile, normal) + Duration::from_secs(30);
         let m = measure(
             bins,
             Some(hostile.name),
@@ -394,6 +412,7 @@ pub fn run_pass(
             backend,
             jobs,
             dir,
+            cap,
             stop,
         )?;
         let row = judge(hostile, m, normal);
