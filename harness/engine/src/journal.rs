@@ -24,6 +24,15 @@ pub const BODY_BUDGET: usize = 32 * 1024;
 /// The cut of a body once the scenario's [`BODY_BUDGET`] is spent.
 pub const BODY_LIMIT_SPENT: usize = 512;
 
+/// Exchanges one scenario's transcript records; later ones are counted, not
+/// kept. An honest trial makes a few dozen; a Core that keeps a loop of the
+/// harness going (an Issue for every index) must not make the report grow
+/// with it.
+pub const MAX_EXCHANGES: u64 = 1000;
+
+/// The `kind` of the marker that stands for the exchanges not recorded.
+const OMITTED: &str = "omitted";
+
 /// Headers whose values are credentials and never enter a transcript.
 const CREDENTIAL_HEADERS: &[&str] = &[
     "authorization",
@@ -40,6 +49,7 @@ pub struct Journal {
     observations: Arc<Mutex<Vec<Observation>>>,
     waited_ms: Arc<AtomicU64>,
     body_bytes: Arc<AtomicU64>,
+    exchanges: Arc<AtomicU64>,
     secrets: SecretRegistry,
 }
 
@@ -52,6 +62,7 @@ impl Journal {
             observations: Arc::default(),
             waited_ms: Arc::default(),
             body_bytes: Arc::default(),
+            exchanges: Arc::default(),
             secrets,
         };
         journal.step("the Core names its contract and backend");
@@ -117,6 +128,19 @@ impl Journal {
     /// Records an exchange in the current step, redacting every field and
     /// dropping credential headers.
     pub fn exchange(&self, mut ex: Exchange) {
+        let made = self.exchanges.fetch_add(1, Ordering::Relaxed);
+        if made == MAX_EXCHANGES {
+            // Where the transcript stops; [`Journal::steps`] adds the count.
+            let marker = Exchange {
+                actor: "journal".into(),
+                kind: OMITTED.into(),
+                ..Exchange::default()
+            };
+            self.current(|s| s.exchanges.push(marker));
+        }
+        if made >= MAX_EXCHANGES {
+            return;
+        }
         let spent = self.body_bytes.load(Ordering::Relaxed) as usize > BODY_BUDGET;
         let limit = if spent { BODY_LIMIT_SPENT } else { BODY_LIMIT };
         let redact = |s: &str| crate::limits::cut_at(&self.secrets.redact(s), limit);
@@ -145,6 +169,17 @@ impl Journal {
     pub fn steps(&self) -> Vec<StepRecord> {
         let r = |s: &mut String| *s = self.secrets.redact(s);
         let mut steps = self.lock().clone();
+        let omitted = self
+            .exchanges
+            .load(Ordering::Relaxed)
+            .saturating_sub(MAX_EXCHANGES);
+        for ex in steps.iter_mut().flat_map(|s| s.exchanges.iter_mut()) {
+            if ex.kind == OMITTED {
+                ex.target = format!(
+                    "{omitted} further exchanges not recorded (a transcript keeps the first {MAX_EXCHANGES})"
+                );
+            }
+        }
         for step in &mut steps {
             for a in &mut step.assertions {
                 r(&mut a.what);

@@ -159,7 +159,7 @@ pub struct AssertionRecord {
 }
 
 /// One recorded exchange: an HTTP request and its answer, or an MCP tool call.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Exchange {
     /// Who made it: a human's, bot's or the setup client's name.
     pub actor: String,

@@ -281,3 +281,95 @@ fn headers_of(map: &http::HeaderMap) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secrets::SecretRegistry;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A loopback "Core" that answers every connection with `answer`, then
+    /// (when `endless`) with 64 KiB chunks of a chunked body without end.
+    async fn core(answer: Vec<u8>, endless: bool) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/x", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let answer = answer.clone();
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    let _ = socket.read(&mut buf).await;
+                    let _ = socket.write_all(&answer).await;
+                    let chunk = format!("10000\r\n{}\r\n", "0".repeat(0x10000));
+                    while endless && socket.write_all(chunk.as_bytes()).await.is_ok() {}
+                });
+            }
+        });
+        url
+    }
+
+    async fn get(url: &str) -> Step<Answer> {
+        let client = reqwest::Client::new();
+        let request = client.get(url).build().unwrap();
+        exchange(&client, &Journal::new(SecretRegistry::new()), "t", request).await
+    }
+
+    fn failure(result: Step<Answer>) -> String {
+        match result {
+            Err(Abort::Failed(m)) => m,
+            other => panic!("expected a contract failure, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn each_limit_and_cause_is_named() {
+        let not_http = core(b"SSH-2.0-hostile\r\n\r\n".to_vec(), false).await;
+        let m = failure(get(&not_http).await);
+        assert!(m.contains("does not answer in HTTP/1.1"), "{m}");
+
+        let cookies: String = (0..10_000)
+            .map(|i| format!("Set-Cookie: c{i}=x\r\n"))
+            .collect();
+        let heads = core(
+            format!("HTTP/1.1 200 OK\r\n{cookies}\r\n").into_bytes(),
+            false,
+        )
+        .await;
+        let m = failure(get(&heads).await);
+        assert!(m.contains("header section is too large"), "{m}");
+
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let refused = format!("http://{}/x", closed.local_addr().unwrap());
+        drop(closed);
+        let m = failure(get(&refused).await);
+        assert!(m.contains("connection refused"), "{m}");
+
+        let big = core(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 999999999\r\n\r\n".to_vec(),
+            false,
+        )
+        .await;
+        let m = failure(get(&big).await);
+        assert!(m.contains("larger than the harness's limit"), "{m}");
+
+        let endless = core(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec(),
+            true,
+        )
+        .await;
+        let m = failure(get(&endless).await);
+        assert!(m.contains("larger than the harness's limit"), "{m}");
+
+        let latin1 = core(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{\"a\":\"\xe9\"}".to_vec(),
+            false,
+        )
+        .await;
+        let answer = get(&latin1).await.expect("an answer");
+        let m = failure(answer.json().map(|_| answer.clone()));
+        assert!(
+            m.contains("not UTF-8 (invalid byte sequence at byte 6)"),
+            "{m}"
+        );
+    }
+}
