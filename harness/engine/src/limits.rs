@@ -87,6 +87,35 @@ pub fn cut_at(text: &str, limit: usize) -> String {
     )
 }
 
+/// Bytes of one process's log kept in a report (its first and last half):
+/// an honest trial's logs fit whole; a Core logging 16 MiB/s adds at most
+/// this per trial, whatever the catalogue's size.
+pub const REPORT_LOG_LIMIT: usize = 32 * 1024;
+
+/// `text` whole if it fits in `limit` bytes, else its first and last
+/// halves around a line naming its full length and SHA-256.
+pub fn head_and_tail(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut head = limit / 2;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - limit / 2;
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    format!(
+        "{}\n… [cut: {} bytes in all, sha256 {}; the first and last {} KiB kept] …\n{}",
+        &text[..head],
+        text.len(),
+        hex::encode(Sha256::digest(text.as_bytes())),
+        limit / 2 / 1024,
+        &text[tail..]
+    )
+}
+
 /// How deep elements nest in `html`, read cheaply from its tags before any
 /// parser sees it: start tags minus end tags, not counting void elements,
 /// self-closing tags, comments, doctypes, or elements whose end tag HTML
@@ -162,6 +191,19 @@ mod tests {
             c.contains(&hex::encode(Sha256::digest(long.as_bytes()))),
             "{c}"
         );
+    }
+
+    #[test]
+    fn a_long_log_keeps_its_head_and_tail() {
+        let log = format!("start\n{}\nend", "é".repeat(100_000));
+        let kept = head_and_tail(&log, 1024);
+        assert!(kept.len() < 1200, "{}", kept.len());
+        assert!(
+            kept.starts_with("start\n") && kept.ends_with("\nend"),
+            "{kept}"
+        );
+        assert!(kept.contains(&format!("{} bytes in all", log.len())));
+        assert_eq!(head_and_tail("short", 1024), "short");
     }
 
     #[test]
