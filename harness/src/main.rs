@@ -113,6 +113,15 @@ struct SelftestArgs {
     /// stops at its first kill, its catching families (docs/faults.md) first.
     #[arg(long)]
     full: bool,
+    /// Instead of the faults: run the gate (as a child `grantgate run`)
+    /// against every hostile Core of the faults build (`CORE_HOSTILE`,
+    /// docs/faults.md) and check its bounds: exit 1, wall time, peak RSS,
+    /// report size, nothing left behind.
+    #[arg(long)]
+    hostile: bool,
+    /// Only this hostile Core (repeatable; implies --hostile).
+    #[arg(long = "hostile-core", value_name = "NAME")]
+    hostile_cores: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -188,6 +197,10 @@ struct RunArgs {
     /// The PostgreSQL image `--runtime docker` runs beside the Core.
     #[arg(long, default_value = DEFAULT_POSTGRES_IMAGE, env = "GRANTGATE_POSTGRES_IMAGE")]
     postgres_image: String,
+    /// The largest body read from one answer of the Core, in bytes; a larger
+    /// one fails its trial by name.
+    #[arg(long, value_name = "BYTES", default_value_t = grantgate_engine::limits::DEFAULT_BODY_LIMIT)]
+    max_body: usize,
 }
 
 fn main() -> ExitCode {
@@ -320,6 +333,7 @@ fn list(args: ListArgs) -> ExitCode {
 }
 
 async fn run(args: RunArgs) -> anyhow::Result<u8> {
+    grantgate_engine::limits::set_body_limit(args.max_body);
     let config = RunConfig::builder()
         .backends(args.selection.backends)
         .filter(args.selection.filter)
@@ -357,7 +371,17 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let color = args.color.enabled();
     let sink: EventSink = grantgate_engine::progress::sink(color);
     let report = engine.run(trials, &sink, &cancel).await;
-    let written = grantgate_engine::report::write_all(&report, &report_root, engine.secrets());
+    // Rendering is CPU-bound (a large report takes seconds): off the async
+    // workers, so signals and teardown are still served meanwhile.
+    let (report, written) = {
+        let (root, secrets) = (report_root.clone(), engine.secrets().clone());
+        tokio::task::spawn_blocking(move || {
+            let written = grantgate_engine::report::write_all(&report, &root, &secrets);
+            (report, written)
+        })
+        .await
+        .context("writing the report")?
+    };
     let kept = engine.shutdown().await;
     if let Some(kept) = kept {
         println!("{kept}");
@@ -427,8 +451,90 @@ fn exit_code(c: &grantgate_engine::report::model::Counts, interrupted: bool) -> 
     }
 }
 
+/// `grantgate selftest --hostile`: the hostile pass, children run one at a
+/// time off the async workers.
+async fn selftest_hostile(args: SelftestArgs) -> anyhow::Result<u8> {
+    use grantgate_engine::selftest::hostile;
+    let bins = grantgate_engine::binaries::locate_faults(
+        args.core_bin.as_deref(),
+        args.adapter_bin.as_deref(),
+    )
+    .context("finding the faults build")?;
+    let listed = std::process::Command::new(&bins.core)
+        .arg("--list-hostile")
+        .output()
+        .context("refcore --list-hostile")?;
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let known: Vec<&str> = hostile::CATALOGUE.iter().map(|h| h.name).collect();
+    let (mut a, mut b) = (listed.lines().collect::<Vec<_>>(), known.clone());
+    a.sort();
+    b.sort();
+    if a != b {
+        anyhow::bail!(
+            "{} --list-hostile lists {:?}, the pass knows {known:?}",
+            bins.core.display(),
+            listed.lines().collect::<Vec<_>>()
+        );
+    }
+    if let Some(unknown) = args
+        .hostile_cores
+        .iter()
+        .find(|n| !known.contains(&n.as_str()))
+    {
+        anyhow::bail!("--hostile-core {unknown}: valid: {}", known.join(", "));
+    }
+    let backend = match args.backends.first() {
+        Some(Backend::Postgres) => "postgres",
+        _ => "sqlite",
+    };
+    let jobs = args.jobs.unwrap_or_else(default_jobs);
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let dir = args.report_dir.join(format!("hostile-{stamp}"));
+    let cancel = grantgate_engine::runner::signals::cancel_on_signals();
+    let only = args.hostile_cores.clone();
+    let out = dir.clone();
+    let rows = tokio::task::spawn_blocking(move || {
+        hostile::run_pass(
+            &bins,
+            &only,
+            backend,
+            jobs,
+            &out,
+            &|| cancel.is_cancelled(),
+            &|row| {
+                print!(
+                    "{}",
+                    hostile::table(std::slice::from_ref(row))
+                        .lines()
+                        .nth(1)
+                        .unwrap_or_default()
+                );
+                println!();
+            },
+        )
+    })
+    .await
+    .context("the hostile pass")?
+    .context("the hostile pass")?;
+    let Some(rows) = rows else {
+        return Ok(130);
+    };
+    print!("{}", hostile::table(&rows));
+    println!("hostile pass: {}", dir.join("hostile.json").display());
+    Ok(if rows.iter().all(|r| r.crossed.is_empty()) {
+        0
+    } else {
+        1
+    })
+}
+
 async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
     use grantgate_engine::selftest::faults::{Program, list as list_faults};
+    if args.hostile || !args.hostile_cores.is_empty() {
+        return selftest_hostile(args).await;
+    }
     let config = RunConfig::builder()
         .backends(args.backends)
         .filter(args.filter)

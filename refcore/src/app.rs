@@ -107,7 +107,7 @@ pub fn app(state: AppState) -> Router {
         .fallback(web::login::not_found_page)
         .method_not_allowed_fallback(page_method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT));
-    crate::variants::wrap(router, &state)
+    crate::hostile::wrap(crate::variants::wrap(router, &state))
         .layer(middleware::from_fn(log_request))
         .with_state(state)
 }

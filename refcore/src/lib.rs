@@ -13,6 +13,8 @@
 //! - [`faults`]: the built-in faults of the harness's self-test (feature `faults`).
 //! - [`variants`]: its honest variants, refcore's output changed only where
 //!   the contract leaves room (feature `faults`).
+//! - [`hostile`]: Cores broken badly on purpose, for the harness's
+//!   self-test of its own bounds (feature `faults`).
 
 pub mod api;
 pub mod app;
@@ -23,6 +25,7 @@ pub mod domain;
 pub mod error;
 pub mod extract;
 pub mod faults;
+pub mod hostile;
 pub mod server;
 pub mod service;
 pub mod state;

@@ -18,6 +18,12 @@ async fn main() -> anyhow::Result<()> {
         print!("{listing}");
         return Ok(());
     }
+    if std::env::args().nth(1).as_deref() == Some(refcore::hostile::LIST_FLAG) {
+        let listing = refcore::hostile::listing()
+            .context("--list-hostile: this refcore was built without the `faults` feature")?;
+        print!("{listing}");
+        return Ok(());
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
@@ -27,13 +33,15 @@ async fn main() -> anyhow::Result<()> {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    let config = refcore::Config::from_env().context("refcore configuration")?;
+    let mut config = refcore::Config::from_env().context("refcore configuration")?;
     let fault = std::env::var_os(refcore::faults::ENV).map(|v| v.to_string_lossy().into_owned());
     let variant =
         std::env::var_os(refcore::variants::ENV).map(|v| v.to_string_lossy().into_owned());
     let fault_set = fault.as_deref().is_some_and(|f| !f.is_empty());
     refcore::variants::init(variant.as_deref(), fault_set).context("refcore variants")?;
     refcore::faults::init(fault.as_deref(), config.backend).context("refcore faults")?;
+    let hostile = std::env::var_os(refcore::hostile::ENV).map(|v| v.to_string_lossy().into_owned());
+    refcore::hostile::init(hostile.as_deref()).context("refcore hostile mode")?;
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
     let stop = async move {
@@ -42,6 +50,13 @@ async fn main() -> anyhow::Result<()> {
             _ = int.recv() => {}
         }
     };
+    if let Some(instead) = refcore::hostile::run_instead(&mut config) {
+        tokio::select! {
+            _ = instead => {}
+            _ = stop => {}
+        }
+        return Ok(());
+    }
     refcore::run(config, stop).await.context("refcore")?;
     Ok(())
 }

@@ -8,6 +8,7 @@
 //! to the harness ([`crate::lifeline`]): if the harness is killed outright,
 //! the kernel kills the child.
 
+use std::collections::VecDeque;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Stdio;
@@ -21,29 +22,61 @@ use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
 use crate::error::{HarnessError, Result};
+use crate::limits::LINE_LIMIT;
 
-/// Logs are cut at this size: a runaway child must not exhaust memory.
+/// Logs are kept to this size: a runaway child must not exhaust memory.
+/// The first half and the last half are kept (the start shows how the
+/// child was configured, the end why it stopped), with what was left out
+/// between them counted.
 const LOG_LIMIT: usize = 512 * 1024;
 
 /// Output of a child, shared with the report.
 #[derive(Clone, Default)]
-pub struct SharedLog(Arc<Mutex<String>>);
+pub struct SharedLog(Arc<Mutex<LogText>>);
+
+#[derive(Default)]
+struct LogText {
+    head: String,
+    tail: VecDeque<String>,
+    tail_bytes: usize,
+    left_out_lines: usize,
+    left_out_bytes: usize,
+}
 
 impl SharedLog {
     /// Appends one line.
     pub fn push_line(&self, stream: &str, line: &str) {
+        let entry = format!("{stream}: {line}\n");
         let mut log = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if log.len() < LOG_LIMIT {
-            log.push_str(stream);
-            log.push_str(": ");
-            log.push_str(line);
-            log.push('\n');
+        if log.head.len() + entry.len() <= LOG_LIMIT / 2 && log.tail.is_empty() {
+            log.head.push_str(&entry);
+            return;
+        }
+        log.tail_bytes += entry.len();
+        log.tail.push_back(entry);
+        while log.tail_bytes > LOG_LIMIT / 2 {
+            let Some(old) = log.tail.pop_front() else {
+                break;
+            };
+            log.tail_bytes -= old.len();
+            log.left_out_lines += 1;
+            log.left_out_bytes += old.len();
         }
     }
 
-    /// The whole log so far.
+    /// The log so far: all of it, or its head and tail around a count of
+    /// what was left out.
     pub fn text(&self) -> String {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        let log = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut text = log.head.clone();
+        if log.left_out_lines > 0 {
+            text.push_str(&format!(
+                "… [{} lines, {} bytes left out] …\n",
+                log.left_out_lines, log.left_out_bytes
+            ));
+        }
+        log.tail.iter().for_each(|l| text.push_str(l));
+        text
     }
 }
 
@@ -200,18 +233,56 @@ impl Drop for ManagedChild {
     }
 }
 
+/// Reads `reader` line by line, each line bounded by [`LINE_LIMIT`]: a
+/// longer one is passed on cut, at once (output that never prints a newline
+/// still shows), and the rest of it dropped up to its newline.
 async fn pump<R: tokio::io::AsyncRead + Unpin>(
     reader: R,
     stream: &'static str,
     log: SharedLog,
     lines: Option<mpsc::UnboundedSender<String>>,
 ) {
-    let mut reader = BufReader::new(reader).lines();
-    while let Ok(Some(line)) = reader.next_line().await {
-        log.push_line(stream, &line);
-        if let Some(tx) = &lines {
-            let _ = tx.send(line);
+    let emit = |line: &[u8], cut: bool| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let mut text = String::from_utf8_lossy(line).into_owned();
+        if cut {
+            text.push_str(&format!("… [line longer than {LINE_LIMIT} bytes, cut]"));
         }
+        log.push_line(stream, &text);
+        if let Some(tx) = &lines {
+            let _ = tx.send(text);
+        }
+    };
+    let mut reader = BufReader::new(reader);
+    let (mut line, mut skipping) = (Vec::new(), false);
+    loop {
+        let buf = match reader.fill_buf().await {
+            Ok(buf) if !buf.is_empty() => buf,
+            _ => break,
+        };
+        let newline = buf.iter().position(|b| *b == b'\n');
+        let piece = &buf[..newline.unwrap_or(buf.len())];
+        if !skipping {
+            let room = LINE_LIMIT - line.len();
+            line.extend_from_slice(&piece[..piece.len().min(room)]);
+            if piece.len() > room {
+                emit(&line, true);
+                line.clear();
+                skipping = true;
+            }
+        }
+        let used = newline.map_or(buf.len(), |n| n + 1);
+        reader.consume(used);
+        if newline.is_some() {
+            if !skipping {
+                emit(&line, false);
+            }
+            line.clear();
+            skipping = false;
+        }
+    }
+    if !line.is_empty() {
+        emit(&line, false);
     }
 }
 
@@ -286,6 +357,27 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert!(!alive(pid), "grandchild {pid} survived");
+    }
+
+    #[tokio::test]
+    async fn endless_lines_and_logs_are_kept_bounded_with_their_tail() {
+        // 2 MiB without a newline, then 2 MiB of short lines, then the last word.
+        let mut child = sh(
+            "head -c 2097152 /dev/zero | tr '\\0' x; echo; \
+             i=0; while [ $i -lt 40000 ]; do echo 'line of fifty bytes, more or less, to fill a log'; i=$((i+1)); done; \
+             echo the-end",
+            &[],
+        );
+        child
+            .wait_for_line("the-end", Duration::from_secs(60))
+            .await
+            .unwrap();
+        let text = child.log().text();
+        assert!(text.len() <= LOG_LIMIT + 200, "{} bytes", text.len());
+        assert!(text.contains("line longer than 8192 bytes, cut"));
+        assert!(text.lines().all(|l| l.len() < LINE_LIMIT + 100));
+        assert!(text.contains("lines, ") && text.contains("bytes left out"));
+        assert!(text.ends_with("stdout: the-end\n"), "the tail is kept");
     }
 
     #[tokio::test]

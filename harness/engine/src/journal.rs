@@ -13,7 +13,25 @@ use crate::vocab::{AssertionRecord, Exchange, Observation, StepRecord};
 
 /// Bodies in transcripts are cut after this many bytes: enough to read an
 /// answer, small enough that a report of forty scenarios stays readable.
-pub const BODY_LIMIT: usize = 4096;
+pub const BODY_LIMIT: usize = crate::limits::VALUE_LIMIT;
+
+/// Bytes of bodies one scenario's transcript holds at [`BODY_LIMIT`] each;
+/// after that, bodies are cut after [`BODY_LIMIT_SPENT`] bytes. An honest
+/// trial's bodies fit several times over; a Core that answers 4 KiB of junk
+/// to every request still leaves a report of a few MiB per hundred trials.
+pub const BODY_BUDGET: usize = 32 * 1024;
+
+/// The cut of a body once the scenario's [`BODY_BUDGET`] is spent.
+pub const BODY_LIMIT_SPENT: usize = 512;
+
+/// Exchanges one scenario's transcript records; later ones are counted, not
+/// kept. An honest trial makes a few dozen; a Core that keeps a loop of the
+/// harness going (an Issue for every index) must not make the report grow
+/// with it.
+pub const MAX_EXCHANGES: u64 = 1000;
+
+/// The `kind` of the marker that stands for the exchanges not recorded.
+const OMITTED: &str = "omitted";
 
 /// Headers whose values are credentials and never enter a transcript.
 const CREDENTIAL_HEADERS: &[&str] = &[
@@ -30,6 +48,8 @@ pub struct Journal {
     steps: Arc<Mutex<Vec<StepRecord>>>,
     observations: Arc<Mutex<Vec<Observation>>>,
     waited_ms: Arc<AtomicU64>,
+    body_bytes: Arc<AtomicU64>,
+    exchanges: Arc<AtomicU64>,
     secrets: SecretRegistry,
 }
 
@@ -41,6 +61,8 @@ impl Journal {
             steps: Arc::default(),
             observations: Arc::default(),
             waited_ms: Arc::default(),
+            body_bytes: Arc::default(),
+            exchanges: Arc::default(),
             secrets,
         };
         journal.step("the Core names its contract and backend");
@@ -106,10 +128,29 @@ impl Journal {
     /// Records an exchange in the current step, redacting every field and
     /// dropping credential headers.
     pub fn exchange(&self, mut ex: Exchange) {
-        let redact = |s: &str| truncate(&self.secrets.redact(s));
+        let made = self.exchanges.fetch_add(1, Ordering::Relaxed);
+        if made == MAX_EXCHANGES {
+            // Where the transcript stops; [`Journal::steps`] adds the count.
+            let marker = Exchange {
+                actor: "journal".into(),
+                kind: OMITTED.into(),
+                ..Exchange::default()
+            };
+            self.current(|s| s.exchanges.push(marker));
+        }
+        if made >= MAX_EXCHANGES {
+            return;
+        }
+        let spent = self.body_bytes.load(Ordering::Relaxed) as usize > BODY_BUDGET;
+        let limit = if spent { BODY_LIMIT_SPENT } else { BODY_LIMIT };
+        let redact = |s: &str| crate::limits::cut_at(&self.secrets.redact(s), limit);
         ex.target = self.secrets.redact(&ex.target);
         ex.request_body = redact(&ex.request_body);
         ex.response_body = redact(&ex.response_body);
+        self.body_bytes.fetch_add(
+            (ex.request_body.len() + ex.response_body.len()) as u64,
+            Ordering::Relaxed,
+        );
         for headers in [&mut ex.request_headers, &mut ex.response_headers] {
             for (name, value) in headers.iter_mut() {
                 if CREDENTIAL_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
@@ -128,6 +169,17 @@ impl Journal {
     pub fn steps(&self) -> Vec<StepRecord> {
         let r = |s: &mut String| *s = self.secrets.redact(s);
         let mut steps = self.lock().clone();
+        let omitted = self
+            .exchanges
+            .load(Ordering::Relaxed)
+            .saturating_sub(MAX_EXCHANGES);
+        for ex in steps.iter_mut().flat_map(|s| s.exchanges.iter_mut()) {
+            if ex.kind == OMITTED {
+                ex.target = format!(
+                    "{omitted} further exchanges not recorded (a transcript keeps the first {MAX_EXCHANGES})"
+                );
+            }
+        }
         for step in &mut steps {
             for a in &mut step.assertions {
                 r(&mut a.what);
@@ -172,21 +224,16 @@ impl Journal {
     }
 }
 
-/// Cuts text after [`BODY_LIMIT`] bytes at a character boundary.
+/// Cuts text after [`BODY_LIMIT`] bytes at a character boundary, naming its
+/// full length and SHA-256 ([`crate::limits::cut`]).
 pub fn truncate(text: &str) -> String {
-    if text.len() <= BODY_LIMIT {
-        return text.to_owned();
-    }
-    let mut end = BODY_LIMIT;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… [{} bytes cut]", &text[..end], text.len() - end)
+    crate::limits::cut(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sha2::Digest;
 
     #[test]
     fn exchanges_are_redacted_and_credential_headers_dropped() {
@@ -211,6 +258,23 @@ mod tests {
         assert_eq!(ex.target, "http://x/?t=[redacted]");
         assert_eq!(ex.request_headers[0].1, "[redacted]");
         assert_eq!(ex.request_body, "{\"token\":\"[redacted]\"}");
-        assert!(ex.response_body.ends_with("[10 bytes cut]"));
+        for _ in 0..BODY_BUDGET / BODY_LIMIT {
+            journal.exchange(steps[1].exchanges[0].clone());
+        }
+        let last = journal.steps()[1]
+            .exchanges
+            .last()
+            .unwrap()
+            .response_body
+            .len();
+        assert!(last < BODY_LIMIT_SPENT + 120, "budget spent: {last} bytes");
+        assert!(
+            ex.response_body.ends_with(&format!(
+                "bytes in all, sha256 {}]",
+                hex::encode(sha2::Sha256::digest("x".repeat(BODY_LIMIT + 10)))
+            )),
+            "{}",
+            ex.response_body
+        );
     }
 }

@@ -23,6 +23,8 @@
 //! - [`selftest`] runs the catalogue against every built-in fault of
 //!   `refcore`/`awg-mcp` and writes the kill matrix.
 //! - [`error`] is the engine's error: the harness broke, not the Core.
+//! - [`limits`] names every bound on what is read from a Core (body, head,
+//!   JSON and HTML depth, line length, report values).
 //! - [`lifeline`] ties every child to the harness (they die with it, even
 //!   after SIGKILL); [`sweep`] removes what dead runs left before a run.
 
@@ -39,6 +41,7 @@ pub mod family;
 pub mod fixtures;
 pub mod journal;
 pub mod lifeline;
+pub mod limits;
 pub mod ports;
 pub mod postgres;
 pub mod prelude;

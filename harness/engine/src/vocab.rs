@@ -71,14 +71,15 @@ pub enum Abort {
 }
 
 impl Abort {
-    /// A contract failure.
+    /// A contract failure. The message is cut to a readable size
+    /// ([`crate::limits::cut`]): it often quotes what the Core sent.
     pub fn failed(message: impl Into<String>) -> Self {
-        Abort::Failed(message.into())
+        Abort::Failed(crate::limits::cut(&message.into()))
     }
 
-    /// A harness or environment breakdown.
+    /// A harness or environment breakdown (its message cut likewise).
     pub fn errored(message: impl Into<String>) -> Self {
-        Abort::Errored(message.into())
+        Abort::Errored(crate::limits::cut(&message.into()))
     }
 
     /// Turns the abort into the verdict it implies.
@@ -90,9 +91,19 @@ impl Abort {
     }
 }
 
+/// The message as a person reads it (`Failed("…")` is for debugging only).
+impl std::fmt::Display for Abort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Abort::Failed(m) => write!(f, "{m}"),
+            Abort::Errored(m) => write!(f, "harness error: {m}"),
+        }
+    }
+}
+
 impl From<crate::error::HarnessError> for Abort {
     fn from(e: crate::error::HarnessError) -> Self {
-        Abort::Errored(e.to_string())
+        Abort::errored(e.to_string())
     }
 }
 
@@ -148,7 +159,7 @@ pub struct AssertionRecord {
 }
 
 /// One recorded exchange: an HTTP request and its answer, or an MCP tool call.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Exchange {
     /// Who made it: a human's, bot's or the setup client's name.
     pub actor: String,

@@ -78,6 +78,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
     list.extend([
         trial!(faults::default_build_refuses_a_fault),
         trial!(variants::default_build_refuses_a_variant),
+        trial!(variants::default_build_refuses_a_hostile_mode),
     ]);
     #[cfg(feature = "faults")]
     list.extend([
@@ -97,6 +98,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(faults::oauth_login_open_redirect),
         trial!(variants::oauth_pages),
         trial!(variants::variant_refusals),
+        trial!(variants::hostile_refusal),
         trial!(variants::markup),
         trial!(variants::extra_members),
         trial!(variants::reworded_errors),

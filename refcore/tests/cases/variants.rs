@@ -38,6 +38,16 @@ mod default_build {
         );
         Ok(())
     }
+
+    /// Likewise for a hostile mode (`docs/faults.md`, "Hostile Cores").
+    pub async fn default_build_refuses_a_hostile_mode(env: Arc<Env>) -> TestResult {
+        let stderr = refused_start(&env, &[("CORE_HOSTILE", "not-http")]).await?;
+        check!(
+            stderr.contains("CORE_HOSTILE is set") && stderr.contains("`faults` feature"),
+            "unclear refusal: {stderr}"
+        );
+        Ok(())
+    }
 }
 
 #[cfg(feature = "faults")]
@@ -64,6 +74,18 @@ mod with_faults {
             Env::start_with(env.backend, env.pg.clone(), &[("CORE_VARIANT", variant)]).await?;
         let world = World::new(&core).await?;
         Ok((core, world))
+    }
+
+    /// An unknown hostile mode is refused listing the valid ones.
+    pub async fn hostile_refusal(env: Arc<Env>) -> TestResult {
+        let stderr = refused_start(&env, &[("CORE_HOSTILE", "friendly")]).await?;
+        for name in ["deep-json-error", "not-http", "log-flood"] {
+            check!(
+                stderr.contains(name),
+                "valid name {name} not listed: {stderr}"
+            );
+        }
+        Ok(())
     }
 
     /// An unknown name is refused listing the valid ones, and a variant

@@ -1,5 +1,8 @@
-//! One recorded HTTP exchange: send a request, read the whole answer, and put
-//! both into the scenario's journal (redacted there).
+//! One recorded HTTP exchange: send a request, read the whole answer (up to
+//! [`crate::limits::body_limit`], streamed, so a larger or endless body is
+//! never held beyond it), and put both into the scenario's journal
+//! (redacted there). A transport failure names its cause from the whole
+//! error chain ([`transport_cause`]).
 
 use std::time::{Duration, Instant};
 
@@ -28,14 +31,31 @@ pub struct Answer {
     pub url: String,
     /// The response headers.
     pub headers: http::HeaderMap,
-    /// The body as text (lossy UTF-8; every contract body is UTF-8).
+    /// The body as text (lossy UTF-8 where it is not UTF-8; see
+    /// [`Answer::text`]).
     pub body: String,
+    /// Where the body stops being UTF-8 (the byte offset), if it does.
+    pub invalid_utf8_at: Option<usize>,
 }
 
 impl Answer {
-    /// The body parsed as JSON, or a contract failure naming the URL.
+    /// The body as strict UTF-8 text (spec §2, RFC 8259 §8.1), or a contract
+    /// failure saying where it is not.
+    pub fn text(&self) -> Step<&str> {
+        match self.invalid_utf8_at {
+            None => Ok(&self.body),
+            Some(at) => Err(Abort::failed(format!(
+                "{} answered {} with a body that is not UTF-8 (invalid byte sequence at byte {at})",
+                self.url, self.status
+            ))),
+        }
+    }
+
+    /// The body parsed as JSON, or a contract failure naming the URL (and
+    /// the depth limit, for JSON nested deeper than
+    /// [`crate::limits::JSON_DEPTH`]).
     pub fn json(&self) -> Step<serde_json::Value> {
-        serde_json::from_str(&self.body).map_err(|e| {
+        serde_json::from_str(self.text()?).map_err(|e| {
             Abort::failed(format!(
                 "{} answered {} with a body that is not JSON: {e}",
                 self.url, self.status
@@ -138,19 +158,47 @@ pub async fn exchange(
         .unwrap_or_default();
     let started = Instant::now();
     let answer = tokio::time::timeout(EXCHANGE_TIMEOUT, async {
-        let resp = client.execute(request).await.map_err(|e| e.to_string())?;
+        let no_answer = |e: reqwest::Error| format!("no answer from the Core: {}", transport_cause(&e));
+        let mut resp = client.execute(request).await.map_err(no_answer)?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
-        let bytes = resp.bytes().await.map_err(|e| e.to_string())?;
+        let limit = crate::limits::body_limit();
+        let too_large = || {
+            format!(
+                "answered {status} with a body larger than the harness's limit of {limit} bytes (--max-body)"
+            )
+        };
+        if resp.content_length().is_some_and(|n| n > limit as u64) {
+            return Err(too_large());
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(no_answer)? {
+            if bytes.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let (body, invalid_utf8_at) = match String::from_utf8(bytes) {
+            Ok(text) => (text, None),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
+            }
+        };
         Ok::<_, String>(Answer {
             status,
             url: url.clone(),
             headers,
-            body: String::from_utf8_lossy(&bytes).into_owned(),
+            body,
+            invalid_utf8_at,
         })
     })
     .await
-    .unwrap_or_else(|_| Err(format!("no complete answer within {EXCHANGE_TIMEOUT:?}")));
+    .unwrap_or_else(|_| {
+        Err(format!(
+            "no answer from the Core: no complete answer within {EXCHANGE_TIMEOUT:?}"
+        ))
+    });
     let mut record = Exchange {
         actor: actor.to_owned(),
         kind: "http".into(),
@@ -174,11 +222,54 @@ pub async fn exchange(
         Err(e) => {
             record.response_body = format!("transport error: {e}");
             journal.exchange(record);
-            Err(Abort::failed(format!(
-                "{method} {url}: no answer from the Core: {e}"
-            )))
+            Err(Abort::failed(format!("{method} {url}: {e}")))
         }
     }
+}
+
+/// Why a request got no answer, from the whole error chain (reqwest's own
+/// message is only "error sending request"): a header section over the
+/// client's limits, an answer that is not HTTP, a refused connection, a
+/// timeout and a connection closed early each read as such, followed by the
+/// chain itself.
+pub fn transport_cause(e: &reqwest::Error) -> String {
+    let mut chain: Vec<String> = Vec::new();
+    let mut source: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = source {
+        let text = err.to_string();
+        // Wrappers often repeat their source's message.
+        if !chain.iter().any(|c| c.contains(&text)) {
+            chain.push(text);
+        }
+        source = err.source();
+    }
+    let all = chain.join(": ");
+    let has = |needle: &str| all.contains(needle);
+    let cause = if has("message head is too large") {
+        format!(
+            "its header section is too large (more than {} header fields or {} bytes, the harness's limits)",
+            crate::limits::MAX_HEADERS,
+            crate::limits::MAX_HEAD_BYTES
+        )
+    } else if has("invalid HTTP")
+        || has("invalid URI")
+        || has("invalid content-length")
+        || has("transfer-encoding")
+        || has("received unexpected message")
+    {
+        "it does not answer in HTTP/1.1".to_owned()
+    } else if e.is_timeout() {
+        "it timed out".to_owned()
+    } else if has("Connection refused") {
+        "connection refused: nothing listens there".to_owned()
+    } else if has("connection closed before message completed") || has("reset by peer") {
+        "it closed the connection before a complete answer".to_owned()
+    } else if e.is_body() || e.is_decode() {
+        "its body could not be read".to_owned()
+    } else {
+        "the request could not be completed".to_owned()
+    };
+    format!("{cause} ({})", crate::limits::cut_at(&all, 512))
 }
 
 fn headers_of(map: &http::HeaderMap) -> Vec<(String, String)> {
@@ -190,4 +281,96 @@ fn headers_of(map: &http::HeaderMap) -> Vec<(String, String)> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secrets::SecretRegistry;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A loopback "Core" that answers every connection with `answer`, then
+    /// (when `endless`) with 64 KiB chunks of a chunked body without end.
+    async fn core(answer: Vec<u8>, endless: bool) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/x", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let answer = answer.clone();
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    let _ = socket.read(&mut buf).await;
+                    let _ = socket.write_all(&answer).await;
+                    let chunk = format!("10000\r\n{}\r\n", "0".repeat(0x10000));
+                    while endless && socket.write_all(chunk.as_bytes()).await.is_ok() {}
+                });
+            }
+        });
+        url
+    }
+
+    async fn get(url: &str) -> Step<Answer> {
+        let client = reqwest::Client::new();
+        let request = client.get(url).build().unwrap();
+        exchange(&client, &Journal::new(SecretRegistry::new()), "t", request).await
+    }
+
+    fn failure(result: Step<Answer>) -> String {
+        match result {
+            Err(Abort::Failed(m)) => m,
+            other => panic!("expected a contract failure, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn each_limit_and_cause_is_named() {
+        let not_http = core(b"SSH-2.0-hostile\r\n\r\n".to_vec(), false).await;
+        let m = failure(get(&not_http).await);
+        assert!(m.contains("does not answer in HTTP/1.1"), "{m}");
+
+        let cookies: String = (0..10_000)
+            .map(|i| format!("Set-Cookie: c{i}=x\r\n"))
+            .collect();
+        let heads = core(
+            format!("HTTP/1.1 200 OK\r\n{cookies}\r\n").into_bytes(),
+            false,
+        )
+        .await;
+        let m = failure(get(&heads).await);
+        assert!(m.contains("header section is too large"), "{m}");
+
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let refused = format!("http://{}/x", closed.local_addr().unwrap());
+        drop(closed);
+        let m = failure(get(&refused).await);
+        assert!(m.contains("connection refused"), "{m}");
+
+        let big = core(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 999999999\r\n\r\n".to_vec(),
+            false,
+        )
+        .await;
+        let m = failure(get(&big).await);
+        assert!(m.contains("larger than the harness's limit"), "{m}");
+
+        let endless = core(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec(),
+            true,
+        )
+        .await;
+        let m = failure(get(&endless).await);
+        assert!(m.contains("larger than the harness's limit"), "{m}");
+
+        let latin1 = core(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{\"a\":\"\xe9\"}".to_vec(),
+            false,
+        )
+        .await;
+        let answer = get(&latin1).await.expect("an answer");
+        let m = failure(answer.json().map(|_| answer.clone()));
+        assert!(
+            m.contains("not UTF-8 (invalid byte sequence at byte 6)"),
+            "{m}"
+        );
+    }
 }

@@ -427,13 +427,8 @@ impl Human {
                     }
                 }
                 _ => {
-                    let page = Page {
-                        status: answer.status,
-                        url,
-                        html: answer.body,
-                        redirects,
-                    };
-                    for csrf in page.csrf_values() {
+                    let (page, csrf_values) = Page::read(answer, url, redirects).await?;
+                    for csrf in csrf_values {
                         self.journal.secrets().register(&csrf);
                     }
                     return Ok(page);

@@ -4,6 +4,7 @@
 
 use scraper::{ElementRef, Html, Selector};
 
+use crate::limits;
 use crate::vocab::{Abort, Step};
 
 /// A page the browser ended up on after following redirects.
@@ -22,6 +23,54 @@ pub struct Page {
 }
 
 impl Page {
+    /// The page of a final answer, with the values of its `_csrf` inputs.
+    /// The HTML is checked before html5ever sees it (strict UTF-8, at most
+    /// [`limits::HTML_LIMIT`] bytes, nested at most [`limits::HTML_DEPTH`]
+    /// deep) and parsed off the async workers within
+    /// [`limits::HTML_PARSE_TIMEOUT`]: a hostile page fails its trial by
+    /// name instead of stalling the run. Every later parse of the page is
+    /// of HTML that passed these checks.
+    pub(crate) async fn read(
+        answer: super::http::Answer,
+        url: url::Url,
+        redirects: Vec<(u16, url::Url)>,
+    ) -> Step<(Page, Vec<String>)> {
+        answer.text()?;
+        let (status, html) = (answer.status, answer.body);
+        if html.len() > limits::HTML_LIMIT {
+            return Err(Abort::failed(format!(
+                "{url} answered {status} with a page of {} bytes, over the harness's limit of {}",
+                html.len(),
+                limits::HTML_LIMIT
+            )));
+        }
+        let depth = limits::html_depth(&html);
+        if depth > limits::HTML_DEPTH {
+            return Err(Abort::failed(format!(
+                "{url} answered {status} with a page whose elements nest {depth} deep, over the harness's limit of {}",
+                limits::HTML_DEPTH
+            )));
+        }
+        let parse = tokio::task::spawn_blocking(move || {
+            let page = Page {
+                status,
+                url,
+                html,
+                redirects,
+            };
+            let csrf = page.csrf_values();
+            (page, csrf)
+        });
+        match tokio::time::timeout(limits::HTML_PARSE_TIMEOUT, parse).await {
+            Ok(Ok(read)) => Ok(read),
+            Ok(Err(e)) => Err(Abort::errored(format!("parsing a page: {e}"))),
+            Err(_) => Err(Abort::failed(format!(
+                "a page of {status} could not be parsed within {:?}",
+                limits::HTML_PARSE_TIMEOUT
+            ))),
+        }
+    }
+
     /// The first form matching `selector` (a CSS selector such as
     /// `form[action$="/approve"]`), with its fields as a browser would send
     /// them. Missing form = contract failure: the page lacks what the spec

@@ -12,6 +12,8 @@ use crate::secrets::SecretRegistry;
 /// scans the directory: a registered secret anywhere fails with
 /// [`HarnessError::SecretLeak`]. Returns the directory.
 pub fn write_all(report: &RunReport, root: &Path, secrets: &SecretRegistry) -> Result<PathBuf> {
+    let bounded = bounded_logs(report);
+    let report = &bounded;
     let dir = root.join(&report.run_id);
     std::fs::create_dir_all(&dir).map_err(|e| HarnessError::io(&dir, e))?;
     let files: Vec<(String, Vec<u8>)> = vec![
@@ -33,6 +35,21 @@ pub fn write_all(report: &RunReport, root: &Path, secrets: &SecretRegistry) -> R
     write_files(&dir, &[("manifest.json".into(), manifest.into_bytes())])?;
     secrets.scan_dir(&dir)?;
     Ok(dir)
+}
+
+/// The report with each process log cut to [`crate::limits::REPORT_LOG_LIMIT`]
+/// (head and tail): a Core that logs without pause must not make a report
+/// of hundreds of megabytes.
+fn bounded_logs(report: &RunReport) -> RunReport {
+    let cut = |t: &str| crate::limits::head_and_tail(t, crate::limits::REPORT_LOG_LIMIT);
+    let mut report = report.clone();
+    for r in &mut report.results {
+        r.core_log = cut(&r.core_log);
+        for log in &mut r.adapter_logs {
+            log.text = cut(&log.text);
+        }
+    }
+    report
 }
 
 /// Writes files into `dir` (used by [`write_all`] and by tests that plant a

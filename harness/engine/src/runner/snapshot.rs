@@ -106,7 +106,7 @@ impl Engine {
         }
         .await;
         let (database, dir) = stack.stop_keeping_database().await;
-        let (admin_token, applied) = made.map_err(|a| format!("{a:?}"))?;
+        let (admin_token, applied) = made.map_err(|a| a.to_string())?;
         let copy = match (backend, &database, &dir) {
             (Backend::Sqlite, _, Some(dir)) => SnapshotDb::SqliteFile(dir.path().join("core.db")),
             (Backend::Postgres, Some(db), _) => {

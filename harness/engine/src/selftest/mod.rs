@@ -14,9 +14,12 @@
 //! - [`variants`] asks the Core for its honest variants;
 //! - [`run`] runs the passes and writes the files;
 //! - [`matrix`] turns the run reports into the matrix (pure);
-//! - [`render`] renders it (pure, like the run report's writers).
+//! - [`render`] renders it (pure, like the run report's writers);
+//! - [`hostile`] is the hostile pass (`--hostile`): the gate, as a child
+//!   process, against Cores broken badly on purpose, measured from outside.
 
 pub mod faults;
+pub mod hostile;
 pub mod matrix;
 pub mod render;
 pub mod run;

@@ -150,7 +150,7 @@ pub(super) async fn wait_healthy(base_url: &str, log: &SharedLog, timeout: Durat
         match client.get(&url).send().await {
             Ok(r) if r.status() == 200 => return Ok(()),
             Ok(r) => last = format!("status {}", r.status().as_u16()),
-            Err(e) => last = e.to_string(),
+            Err(e) => last = crate::actors::http::transport_cause(&e),
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }

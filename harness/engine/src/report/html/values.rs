@@ -4,7 +4,10 @@
 //! (`Some(303)`, `("/", 200)`, `"text"`). Here a value that parses as such,
 //! completely, is shown as compact JSON; anything else is shown as the text
 //! it is. The parser is deliberately small: it accepts only what it fully
-//! understands, so a value is never shown as something it was not.
+//! understands, so a value is never shown as something it was not, and
+//! nothing nested deeper than [`MAX_DEPTH`] (a Core's JSON nested a hundred
+//! thousand deep would otherwise overflow the stack): such a value is shown
+//! as its text.
 
 use std::fmt::Write;
 
@@ -15,7 +18,10 @@ use super::esc;
 /// The value as text to show: compact JSON when `raw` is a `Debug` rendering
 /// of options, tuples, lists, strings, numbers and booleans; `raw` otherwise.
 pub(super) fn readable(raw: &str) -> String {
-    let mut p = DebugParser { rest: raw };
+    let mut p = DebugParser {
+        rest: raw,
+        depth: 0,
+    };
     match p.value() {
         Some(v) if p.rest.trim().is_empty() => match v {
             // Multi-line text reads best as the text itself.
@@ -26,8 +32,13 @@ pub(super) fn readable(raw: &str) -> String {
     }
 }
 
+/// The deepest nesting [`readable`] parses; values of the contract nest a
+/// few levels.
+const MAX_DEPTH: usize = 32;
+
 struct DebugParser<'a> {
     rest: &'a str,
+    depth: usize,
 }
 
 impl DebugParser<'_> {
@@ -43,6 +54,16 @@ impl DebugParser<'_> {
     }
 
     fn value(&mut self) -> Option<Value> {
+        if self.depth >= MAX_DEPTH {
+            return None;
+        }
+        self.depth += 1;
+        let v = self.value_inner();
+        self.depth -= 1;
+        v
+    }
+
+    fn value_inner(&mut self) -> Option<Value> {
         // `Some(x)`, and serde_json's own `Debug` wrappers, are their content.
         for wrapper in ["Some(", "String(", "Number(", "Bool("] {
             if self.eat(wrapper) {
@@ -225,6 +246,15 @@ mod tests {
         ] {
             assert_eq!(readable(text), text, "left as it is");
         }
+        // Too deep to parse without a deep stack: shown as it is.
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(readable(&deep), deep);
+        let nested = format!(
+            "{}1{}",
+            "Some(".repeat(MAX_DEPTH - 1),
+            ")".repeat(MAX_DEPTH - 1)
+        );
+        assert_eq!(readable(&nested), "1");
     }
 
     #[test]
