@@ -20,6 +20,11 @@ const SETUP_SCOPES: &[&str] = &[
     "write:user",
 ];
 
+/// The most Issue indexes [`SetupClient::issues`] reads in one repository:
+/// far above any scenario's writes (a dozen at most), far below what keeps
+/// a run busy.
+pub const MAX_ISSUES: i64 = 1_000;
+
 /// The admin's API client for one stack. Cloning shares the connection
 /// pool; the credential never leaves the harness either way.
 #[derive(Clone)]
@@ -269,14 +274,33 @@ impl SetupClient {
     /// Indexes count from 1; the scan ends after three free indexes in a
     /// row, so a deleted or moved Issue does not hide the ones after it.
     /// What a "nothing was written" witness compares.
+    ///
+    /// Bounded and checked: each Issue found must carry the index it was
+    /// read by (a Core answering one Issue for every index is caught at the
+    /// second), and a repository holding more than [`MAX_ISSUES`] is a
+    /// failure, so no Core can keep the scan going.
     pub async fn issues(&self, repo: &str) -> Step<Vec<Issue>> {
         let mut found = Vec::new();
         let (mut index, mut misses) = (1, 0);
         while misses < 3 {
+            if index > MAX_ISSUES {
+                return Err(Abort::failed(format!(
+                    "setup: {repo} answers an Issue at more than {MAX_ISSUES} indexes; \
+                     no scenario writes that many, so the scan stops"
+                )));
+            }
             let answer = self.issue(repo, index).await?;
             match answer.status {
                 200 => {
-                    found.push(answer.issue()?);
+                    let issue = answer.issue()?;
+                    if issue.index != index {
+                        return Err(Abort::failed(format!(
+                            "setup: reading Issue {index} of {repo} answered the Issue with \
+                             index {} (spec §1: an Issue's `index` is its place in its repository)",
+                            issue.index
+                        )));
+                    }
+                    found.push(issue);
                     misses = 0;
                 }
                 404 => misses += 1,
@@ -337,5 +361,57 @@ fn register_token(journal: &Journal, token: &str) {
     journal.secrets().register(token);
     if let Some(tail) = token.get(token.len().saturating_sub(8)..) {
         journal.secrets().register(tail);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::extract::Path;
+    use axum::routing::get;
+
+    /// A Core answering `GET …/issues/{index}` with `issue_at(index)`.
+    async fn core(issue_at: fn(i64) -> i64) -> SetupClient {
+        let app = axum::Router::new().route(
+            "/api/v1/repos/{owner}/{repo}/issues/{index}",
+            get(move |Path((_, _, index)): Path<(String, String, i64)>| async move {
+                axum::Json(json!({
+                    "id": index, "index": issue_at(index), "title": "t", "body": "b",
+                    "user": {"id": 1, "login": "alice"}, "html_url": "http://x/",
+                    "repository_id": 1, "agent_work_grant": null,
+                }))
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let admin = AdminCredential {
+            user: "gg-admin".into(),
+            password: "pw".into(),
+        };
+        let journal = Journal::new(crate::secrets::SecretRegistry::new());
+        SetupClient::with_token(&base, &admin, "token", journal).unwrap()
+    }
+
+    fn failure(result: Step<Vec<Issue>>) -> String {
+        match result.map(|_| ()).unwrap_err().into_verdict() {
+            crate::vocab::Verdict::Failed { message } => message,
+            other => panic!("not a contract failure: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_issue_at_the_wrong_index_ends_the_scan_as_a_failure() {
+        let setup = core(|_| 1).await;
+        let message = failure(setup.issues("alice/lab").await);
+        assert!(message.contains("reading Issue 2"), "{message}");
+        assert!(message.contains("index 1"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn a_core_with_an_issue_at_every_index_ends_the_scan_at_the_cap() {
+        let setup = core(|index| index).await;
+        let message = failure(setup.issues("alice/lab").await);
+        assert!(message.contains(&format!("more than {MAX_ISSUES}")), "{message}");
     }
 }
