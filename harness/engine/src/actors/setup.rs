@@ -374,13 +374,15 @@ mod tests {
     async fn core(issue_at: fn(i64) -> i64) -> SetupClient {
         let app = axum::Router::new().route(
             "/api/v1/repos/{owner}/{repo}/issues/{index}",
-            get(move |Path((_, _, index)): Path<(String, String, i64)>| async move {
-                axum::Json(json!({
-                    "id": index, "index": issue_at(index), "title": "t", "body": "b",
-                    "user": {"id": 1, "login": "alice"}, "html_url": "http://x/",
-                    "repository_id": 1, "agent_work_grant": null,
-                }))
-            }),
+            get(
+                move |Path((_, _, index)): Path<(String, String, i64)>| async move {
+                    axum::Json(json!({
+                        "id": index, "index": issue_at(index), "title": "t", "body": "b",
+                        "user": {"id": 1, "login": "alice"}, "html_url": "http://x/",
+                        "repository_id": 1, "agent_work_grant": null,
+                    }))
+                },
+            ),
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -412,6 +414,9 @@ mod tests {
     async fn a_core_with_an_issue_at_every_index_ends_the_scan_at_the_cap() {
         let setup = core(|index| index).await;
         let message = failure(setup.issues("alice/lab").await);
-        assert!(message.contains(&format!("more than {MAX_ISSUES}")), "{message}");
+        assert!(
+            message.contains(&format!("more than {MAX_ISSUES}")),
+            "{message}"
+        );
     }
 }

@@ -110,7 +110,9 @@ async fn bench_list_grants(ctx: &mut Ctx) -> Outcome {
         // Bounded by the grants made (a page holds at least one): an
         // adapter promising pages forever must not keep the bench going.
         if p as usize > n + 1 {
-            return Err(Abort::failed(format!("the adapter offers page {p} of {n} grants")));
+            return Err(Abort::failed(format!(
+                "the adapter offers page {p} of {n} grants"
+            )));
         }
         let listed = bot.list_grants(Some(p), None).await?.list()?;
         seen += listed.grants.len();
