@@ -11,7 +11,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use grantgate_engine::config::{
-    DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, RunConfig, default_jobs, parse_env_pair,
+    DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, DEFAULT_TRIAL_TIMEOUT, DEFAULT_UNUSABLE_AFTER,
+    RunConfig, RunConfigBuilder, default_jobs, parse_env_pair,
 };
 use grantgate_engine::error::HarnessError;
 use grantgate_engine::runner::Engine;
@@ -122,6 +123,34 @@ struct SelftestArgs {
     /// Only this hostile Core (repeatable; implies --hostile).
     #[arg(long = "hostile-core", value_name = "NAME")]
     hostile_cores: Vec<String>,
+    #[command(flatten)]
+    bounds: Bounds,
+}
+
+/// How long a trial may take and when a run stops early.
+#[derive(clap::Args)]
+struct Bounds {
+    /// Fail a trial that has not ended after SECS seconds, naming the step
+    /// it was in.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TRIAL_TIMEOUT.as_secs())]
+    trial_timeout: u64,
+    /// Stop starting trials after N failed or errored ones (the trials
+    /// running finish; the rest are not run).
+    #[arg(long, value_name = "N")]
+    max_fail: Option<usize>,
+    /// Stop the run as "Core unusable" after K trials in a row whose stack
+    /// did not start or become healthy.
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_UNUSABLE_AFTER)]
+    unusable_after: usize,
+}
+
+impl Bounds {
+    fn apply(&self, builder: RunConfigBuilder) -> RunConfigBuilder {
+        builder
+            .trial_timeout(std::time::Duration::from_secs(self.trial_timeout))
+            .max_fail(self.max_fail)
+            .unusable_after(self.unusable_after)
+    }
 }
 
 #[derive(clap::Args)]
@@ -201,6 +230,8 @@ struct RunArgs {
     /// one fails its trial by name.
     #[arg(long, value_name = "BYTES", default_value_t = grantgate_engine::limits::DEFAULT_BODY_LIMIT)]
     max_body: usize,
+    #[command(flatten)]
+    bounds: Bounds,
 }
 
 fn main() -> ExitCode {
@@ -349,8 +380,8 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .adapter_env(args.adapter_env)
         .runtime(args.runtime)
         .core_image(args.core_image)
-        .postgres_image(args.postgres_image)
-        .build();
+        .postgres_image(args.postgres_image);
+    let config = args.bounds.apply(config).build();
     let report_root = config.report_dir.clone();
     // Signals are caught before anything starts: from here on, Ctrl-C or a
     // CI's SIGTERM cancels the run, which then tears everything down.
@@ -383,6 +414,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .context("writing the report")?
     };
     let kept = engine.shutdown().await;
+    end_orphans();
     if let Some(kept) = kept {
         println!("{kept}");
     }
@@ -409,6 +441,18 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         Err(e) => return Err(e).context("writing the report"),
     }
     Ok(exit_code(&counts, cancel.is_cancelled()))
+}
+
+/// Kills what dead Cores left behind outside their process groups (the
+/// harness adopted them, see `lifeline`), saying so.
+fn end_orphans() {
+    let ended = grantgate_engine::lifeline::end_orphans(&[]);
+    if !ended.is_empty() {
+        eprintln!(
+            "grantgate: killed {} process(es) a Core left running outside its process group",
+            ended.len()
+        );
+    }
 }
 
 fn merge(args: MergeArgs) -> anyhow::Result<u8> {
@@ -540,8 +584,8 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         .filter(args.filter)
         .jobs(args.jobs.unwrap_or_else(default_jobs))
         .report_dir(args.report_dir)
-        .postgres_url(args.postgres_url)
-        .build();
+        .postgres_url(args.postgres_url);
+    let config = args.bounds.apply(config).build();
     let bins = grantgate_engine::binaries::locate_faults(
         args.core_bin.as_deref(),
         args.adapter_bin.as_deref(),
@@ -576,7 +620,7 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
     let report_root = config.report_dir.clone();
     let cancel = grantgate_engine::runner::signals::cancel_on_signals();
     let sink: EventSink = grantgate_engine::progress::sink(false);
-    let Some(outcome) = grantgate_engine::selftest::run::run(
+    let outcome = grantgate_engine::selftest::run::run(
         config,
         &catalogue(),
         &bins,
@@ -585,8 +629,9 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         &sink,
         &cancel,
     )
-    .await?
-    else {
+    .await?;
+    end_orphans();
+    let Some(outcome) = outcome else {
         return Ok(130);
     };
     let m = &outcome.matrix;

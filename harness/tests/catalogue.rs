@@ -150,6 +150,7 @@ fn main() {
         environment: rt.block_on(engine.environment(&results)),
         invocation: engine.invocation(&results),
         results,
+        stopped: None,
     };
     let root = std::env::var_os("GRANTGATE_REPORT_DIR")
         .map(PathBuf::from)

@@ -247,9 +247,10 @@ fn check_sigint_run(tmp: &Path, via: Via) {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
         }
-        if started.elapsed() > Duration::from_secs(30) {
+        // Honoured within seconds whatever the trials do (runner/signals.rs).
+        if started.elapsed() > Duration::from_secs(3) {
             let _ = child.kill();
-            panic!("grantgate did not exit within 30 s of SIGINT");
+            panic!("grantgate did not exit within 3 s of SIGINT");
         }
         std::thread::sleep(Duration::from_millis(50));
     };

@@ -194,7 +194,7 @@ fn a_core_that_breaks_the_launch_contract_fails_the_trial_and_leaves_nothing() {
     std::fs::write(&core, "#!/bin/sh\necho 'migration 3 failed' >&2\nexit 3\n").unwrap();
     std::fs::set_permissions(&core, std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_grantgate"))
-        .args(["run", "--backend", "sqlite", "--report-dir"])
+        .args(["run", "--exact", "sqlite::full_lifecycle", "--report-dir"])
         .arg(tmp.path().join("reports"))
         .arg("--core-bin")
         .arg(&core)

@@ -1,6 +1,8 @@
 //! A child process the harness owns: started in its own process group with a
-//! cleared environment, its output captured into a shared log, and its whole
-//! group killed when it is stopped or dropped.
+//! cleared environment, its output captured into a shared log, its exit
+//! watched (so a Core that dies is reported as such, with its status, and not
+//! as a later connection error), and its whole group killed when it is
+//! stopped or dropped.
 //!
 //! Why process groups: a Core or adapter may start helpers of its own; killing
 //! the group leaves nothing behind, and Ctrl-C on the terminal reaches only the
@@ -18,8 +20,8 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
-use tokio::sync::mpsc;
+use tokio::process::Command;
+use tokio::sync::{mpsc, watch};
 
 use crate::error::{HarnessError, Result};
 use crate::limits::LINE_LIMIT;
@@ -83,8 +85,12 @@ impl SharedLog {
 /// A running child process.
 pub struct ManagedChild {
     what: String,
-    child: Option<Child>,
+    /// Whether the harness still owns the child: false once stopped or
+    /// detached (`--keep`), when dropping it kills nothing.
+    owned: bool,
     pid: Option<i32>,
+    /// How the child exited, once it has (a task waits on it from the start).
+    exit: watch::Receiver<Option<String>>,
     log: SharedLog,
     lines: mpsc::UnboundedReceiver<String>,
     stderr_pump: Option<tokio::task::JoinHandle<()>>,
@@ -112,8 +118,9 @@ impl ManagedChild {
             .process_group(0);
         // Killed by the kernel if the harness dies without a teardown.
         crate::lifeline::tie(&mut std_cmd, Signal::SIGKILL);
+        // No kill_on_drop: the exit watcher owns the handle, and `Drop` below
+        // kills the whole group (unless `--keep` detached it).
         let mut cmd = Command::from(std_cmd);
-        cmd.kill_on_drop(true);
         // Forked from the lifeline thread, inside this runtime so that tokio
         // reaps the child.
         let runtime = tokio::runtime::Handle::current();
@@ -125,6 +132,9 @@ impl ManagedChild {
             HarnessError::process(what, format!("cannot start {}: {e}", program.display()))
         })?;
         let pid = child.id().map(|p| p as i32);
+        if let Some(pid) = pid {
+            crate::lifeline::own_group(pid);
+        }
         let log = SharedLog::default();
         let (tx, lines) = mpsc::unbounded_channel();
         if let Some(out) = child.stdout.take() {
@@ -134,10 +144,19 @@ impl ManagedChild {
             .stderr
             .take()
             .map(|err| tokio::spawn(pump(err, "stderr", log.clone(), None)));
+        let (exited, exit) = watch::channel(None);
+        tokio::spawn(async move {
+            let status = match child.wait().await {
+                Ok(status) => status.to_string(),
+                Err(e) => format!("unknown status ({e})"),
+            };
+            let _ = exited.send(Some(status));
+        });
         Ok(ManagedChild {
             what: what.to_owned(),
-            child: Some(child),
+            owned: true,
             pid,
+            exit,
             log,
             lines,
             stderr_pump,
@@ -154,13 +173,74 @@ impl ManagedChild {
         self.log.clone()
     }
 
+    /// Resolves when the child has exited, with its status (`exit status:
+    /// 3`, `signal: 9 (SIGKILL)`); never while it runs.
+    pub fn exited(&self) -> impl std::future::Future<Output = String> + Send + 'static {
+        let mut exit = self.exit.clone();
+        async move {
+            let status = exit
+                .wait_for(Option::is_some)
+                .await
+                .map(|status| status.clone().unwrap_or_default());
+            match status {
+                Ok(status) => status,
+                // The watcher is gone only with the runtime: nothing to say.
+                Err(_) => std::future::pending().await,
+            }
+        }
+    }
+
+    /// Why the child is gone, with its last output lines: what a failure
+    /// reports when it exits while it is needed.
+    pub async fn exit_report(&mut self, status: &str) -> String {
+        // Let stderr's pump finish the log, which usually holds the reason.
+        if let Some(pump) = self.stderr_pump.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), pump).await;
+        }
+        format!(
+            "{} exited ({status}); its last output:\n{}",
+            self.what,
+            tail(&self.log.text())
+        )
+    }
+
     /// Waits for a stdout line starting with `prefix` and returns the rest of
-    /// it, trimmed. Fails when the child exits first or `timeout` passes; the
-    /// error carries the log tail, which is usually the reason.
+    /// it, trimmed. Fails when the child exits first (even while a process it
+    /// left behind holds its stdout open) or `timeout` passes; the error
+    /// carries the log tail, which is usually the reason.
     pub async fn wait_for_line(&mut self, prefix: &str, timeout: Duration) -> Result<String> {
         let deadline = tokio::time::Instant::now() + timeout;
+        let exited = self.exited();
+        tokio::pin!(exited);
         loop {
-            match tokio::time::timeout_at(deadline, self.lines.recv()).await {
+            let next = tokio::select! {
+                biased;
+                next = tokio::time::timeout_at(deadline, self.lines.recv()) => next,
+                status = &mut exited => {
+                    // What it printed before exiting still counts: take what
+                    // the pump delivers within a second.
+                    let drained = tokio::time::sleep(Duration::from_secs(1));
+                    tokio::pin!(drained);
+                    loop {
+                        tokio::select! {
+                            biased;
+                            line = self.lines.recv() => match line {
+                                Some(line) => if let Some(rest) = line.trim().strip_prefix(prefix) {
+                                    return Ok(rest.trim().to_owned());
+                                },
+                                None => break,
+                            },
+                            () = &mut drained => break,
+                        }
+                    }
+                    let report = self.exit_report(&status).await;
+                    return Err(HarnessError::process(
+                        &self.what,
+                        format!("exited before printing `{prefix}`: {report}"),
+                    ));
+                }
+            };
+            match next {
                 Ok(Some(line)) => {
                     if let Some(rest) = line.trim().strip_prefix(prefix) {
                         return Ok(rest.trim().to_owned());
@@ -195,40 +275,43 @@ impl ManagedChild {
 
     /// Stops the child: SIGTERM to its group, then SIGKILL after `grace`.
     pub async fn stop(&mut self, grace: Duration) {
-        let Some(mut child) = self.child.take() else {
+        if !std::mem::replace(&mut self.owned, false) {
             return;
-        };
+        }
         if let Some(pid) = self.pid {
             let _ = killpg(Pid::from_raw(pid), Signal::SIGTERM);
         }
-        if tokio::time::timeout(grace, child.wait()).await.is_err() {
+        if tokio::time::timeout(grace, self.exited()).await.is_err() {
             if let Some(pid) = self.pid {
                 let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
             }
-            let _ = child.wait().await;
+            // SIGKILL cannot be refused; the bound is for a stuck runtime.
+            let _ = tokio::time::timeout(Duration::from_secs(5), self.exited()).await;
         }
         // Whatever the leader left in its group goes too.
         if let Some(pid) = self.pid {
             let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+            crate::lifeline::disown_group(pid);
         }
     }
 
     /// Lets the child run on after the harness exits (`--keep`).
     pub fn detach(&mut self) {
-        if let Some(child) = self.child.take() {
-            // Forgetting the handle skips kill_on_drop; the child lives on in
-            // its own process group.
-            std::mem::forget(child);
+        // The child lives on in its own process group.
+        self.owned = false;
+        if let Some(pid) = self.pid {
+            crate::lifeline::disown_group(pid);
         }
     }
 }
 
 impl Drop for ManagedChild {
     fn drop(&mut self) {
-        if self.child.is_some()
+        if self.owned
             && let Some(pid) = self.pid
         {
             let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+            crate::lifeline::disown_group(pid);
         }
     }
 }
@@ -357,6 +440,22 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert!(!alive(pid), "grandchild {pid} survived");
+    }
+
+    /// The exit is seen even while a process the child left behind holds
+    /// its stdout open (no end of output to notice).
+    #[tokio::test]
+    async fn a_child_that_exits_leaving_its_stdout_open_is_reported_at_once() {
+        let mut child = sh("echo 'giving up' >&2; sleep 30 & exit 3", &[]);
+        let started = std::time::Instant::now();
+        let err = child
+            .wait_for_line("core listening on", Duration::from_secs(20))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(started.elapsed() < Duration::from_secs(5), "{err}");
+        assert!(err.contains("exit status: 3"), "{err}");
+        assert!(err.contains("giving up"), "{err}");
     }
 
     #[tokio::test]

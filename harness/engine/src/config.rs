@@ -50,7 +50,24 @@ pub struct RunConfig {
     pub core_image: String,
     /// The PostgreSQL image of the Docker runtime.
     pub postgres_image: String,
+    /// How long one trial may take, stack start to teardown's start
+    /// (`--trial-timeout`); then it fails with the step it was in.
+    pub trial_timeout: std::time::Duration,
+    /// Stop the run after this many trials failed or errored (`--max-fail`),
+    /// as nextest does; the trials not started are not run.
+    pub max_fail: Option<usize>,
+    /// Stop the run with "Core unusable" after this many trials in a row
+    /// whose stack did not start (`--unusable-after`).
+    pub unusable_after: usize,
 }
+
+/// The default `--trial-timeout`: far above any honest trial (the slowest
+/// takes a few seconds), far below a hung Core's forever.
+pub const DEFAULT_TRIAL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The default `--unusable-after`: enough stacks in a row that one unlucky
+/// start is not taken for a broken Core.
+pub const DEFAULT_UNUSABLE_AFTER: usize = 5;
 
 impl RunConfig {
     /// A builder starting from the defaults: both backends, no filter, one
@@ -74,6 +91,9 @@ impl RunConfig {
                 runtime: RuntimeKind::Process,
                 core_image: DEFAULT_CORE_IMAGE.to_owned(),
                 postgres_image: DEFAULT_POSTGRES_IMAGE.to_owned(),
+                trial_timeout: DEFAULT_TRIAL_TIMEOUT,
+                max_fail: None,
+                unusable_after: DEFAULT_UNUSABLE_AFTER,
             },
         }
     }
@@ -202,6 +222,24 @@ impl RunConfigBuilder {
     /// `--postgres-image`.
     pub fn postgres_image(mut self, image: impl Into<String>) -> Self {
         self.config.postgres_image = image.into();
+        self
+    }
+
+    /// `--trial-timeout` (at least a second).
+    pub fn trial_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.config.trial_timeout = timeout.max(std::time::Duration::from_secs(1));
+        self
+    }
+
+    /// `--max-fail N` (at least one), or no limit.
+    pub fn max_fail(mut self, max_fail: Option<usize>) -> Self {
+        self.config.max_fail = max_fail.map(|n| n.max(1));
+        self
+    }
+
+    /// `--unusable-after K` (at least one).
+    pub fn unusable_after(mut self, k: usize) -> Self {
+        self.config.unusable_after = k.max(1);
         self
     }
 

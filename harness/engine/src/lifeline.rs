@@ -13,6 +13,13 @@
 //!
 //! `--keep` leaves stacks running after the harness exits on purpose; a run
 //! with it calls [`let_children_outlive`] and its children are not tied.
+//!
+//! A Core's own helpers are in its process group, which teardown kills; one
+//! that left the group (`setsid`) is caught another way: the harness is a
+//! child subreaper ([`adopt_orphans`]), so a process orphaned by a dying Core
+//! becomes the harness's child, and [`end_orphans`] kills every child of the
+//! harness no teardown accounts for. [`end_groups`] kills every live group
+//! at once, for an interrupt that cannot wait for teardowns.
 
 use std::io;
 use std::os::unix::process::CommandExt;
@@ -24,6 +31,70 @@ use nix::sys::signal::Signal;
 
 /// Whether children are started untied (`--keep`).
 static OUTLIVE: AtomicBool = AtomicBool::new(false);
+
+/// The process groups of the children the harness owns right now.
+static GROUPS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+/// Counts `pgid` among the live groups [`end_groups`] kills.
+pub fn own_group(pgid: i32) {
+    GROUPS.lock().unwrap_or_else(|e| e.into_inner()).push(pgid);
+}
+
+/// Takes `pgid` off the live groups (stopped, or detached by `--keep`).
+pub fn disown_group(pgid: i32) {
+    GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|g| *g != pgid);
+}
+
+/// SIGKILLs every live group: what an interrupt does when teardowns take
+/// too long. Safe to call from any thread.
+pub fn end_groups() {
+    let groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    for pgid in groups {
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+}
+
+/// Makes the harness the reaper of its descendants' orphans
+/// (`PR_SET_CHILD_SUBREAPER`), unless children may outlive it (`--keep`).
+pub fn adopt_orphans() {
+    if children_are_tied() {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    }
+}
+
+/// SIGKILLs every child of the harness but `spared` (pids of children it
+/// still needs, such as the PostgreSQL server): at the end of a run, all
+/// that is left are orphans adopted from dead Cores. Returns their pids.
+pub fn end_orphans(spared: &[i32]) -> Vec<i32> {
+    if !children_are_tied() {
+        return Vec::new();
+    }
+    let me = std::process::id() as i32;
+    let mut ended = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // Field 4 of /proc/<pid>/stat, after the parenthesised name.
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+        let mut fields = after_name.split_whitespace();
+        let state = fields.next();
+        let ppid = fields.next().and_then(|p| p.parse::<i32>().ok());
+        if ppid == Some(me) && state != Some("Z") && !spared.contains(&pid) {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+            ended.push(pid);
+        }
+    }
+    ended
+}
 
 /// A job for the lifeline thread: fork something, hand the result back.
 type Job = Box<dyn FnOnce() + Send>;

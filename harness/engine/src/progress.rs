@@ -125,6 +125,7 @@ fn handle(event: Event, tty: bool, color: bool, bar: &mut Option<ProgressBar>) {
         Event::Interrupted => {
             println_above(bar, "interrupted: tearing down stacks".to_owned());
         }
+        Event::RunStopped { why } => println_above(bar, format!("STOPPED {why}")),
         Event::RunFinished { counts, duration } => {
             if let Some(b) = bar.take() {
                 b.finish_and_clear();
@@ -167,6 +168,9 @@ pub fn summary(report: &RunReport, color: bool) -> String {
                 crate::report::html::anchor(&r.name)
             ));
         }
+    }
+    if let Some(why) = &report.stopped {
+        out.push_str(&format!("\n{why}\n"));
     }
     let gate = report.gate();
     let code = match gate {

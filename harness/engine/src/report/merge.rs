@@ -71,6 +71,15 @@ pub fn merge(run_id: &str, shards: Vec<RunReport>, catalogue: &[Scenario]) -> Re
             ..first.invocation.clone()
         },
         results,
+        // A shard that stopped early leaves the merged run short: say so.
+        stopped: Some(
+            shards
+                .iter()
+                .filter_map(|s| s.stopped.as_deref())
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+        .filter(|why| !why.is_empty()),
     })
 }
 

@@ -25,6 +25,11 @@ pub struct RunReport {
     /// How the run was asked for and what it gated.
     #[serde(default)]
     pub invocation: super::invocation::Invocation,
+    /// Why the run stopped starting trials before the end of its selection
+    /// (`Core unusable: …`, `--max-fail`); the trials not run are not in
+    /// `results`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 impl RunReport {
@@ -230,6 +235,7 @@ pub(crate) mod tests {
                 adapter_binary: "/x/awg-mcp".into(),
                 backends: vec![],
             },
+            stopped: None,
             results: vec![
                 result(
                     "sqlite",

@@ -45,6 +45,11 @@ pub enum Event {
     },
     /// Ctrl-C: stacks are being torn down.
     Interrupted,
+    /// The run started no more trials: `--max-fail`, or an unusable Core.
+    RunStopped {
+        /// Why, and how many trials were left unrun.
+        why: String,
+    },
     /// The run ended.
     RunFinished {
         /// Tally of verdicts.

@@ -289,11 +289,15 @@ impl Engine {
         let mut queue = trials.into_iter();
         let mut running = futures::stream::FuturesUnordered::new();
         let mut results: Vec<ScenarioResult> = Vec::new();
+        let mut stop = Stop::new(&self.config);
         loop {
             tokio::select! {
                 biased;
-                Some(result) = running.next() => results.push(result),
-                slot = Slot::take(&pool), if queue.len() > 0 && !cancel.is_cancelled() => {
+                Some(result) = running.next() => {
+                    stop.record(&result);
+                    results.push(result);
+                }
+                slot = Slot::take(&pool), if queue.len() > 0 && !cancel.is_cancelled() && stop.reason.is_none() => {
                     let t = queue.next().expect("guarded by len");
                     running.push(async move { self.trial_in(&t, Some(slot), events, cancel).await });
                 }
@@ -301,6 +305,14 @@ impl Engine {
             }
         }
         results.sort_by_key(|r| order.iter().position(|n| *n == r.name));
+        let interrupted = cancel
+            .is_cancelled()
+            .then(|| "interrupted by SIGINT or SIGTERM".to_owned());
+        let stopped = stop.reason.or(interrupted).map(|why| {
+            let text = format!("{why}; {} trial(s) not run", queue.len());
+            events(Event::RunStopped { why: text.clone() });
+            text
+        });
         // Parity is judged once every backend of a scenario has run; an
         // interrupted run judges nothing.
         if !cancel.is_cancelled() {
@@ -325,6 +337,7 @@ impl Engine {
             environment: self.environment(&results).await,
             invocation: self.invocation(&results),
             results,
+            stopped,
         };
         events(Event::RunFinished {
             counts: report.counts(),
@@ -389,6 +402,67 @@ impl Engine {
                 None
             }
             Err(_) => None,
+        }
+    }
+}
+
+/// Whether the run stops starting trials early, and why: `--max-fail`, or a
+/// Core whose stacks do not start (`--unusable-after` in a row).
+struct Stop {
+    max_fail: Option<usize>,
+    unusable_after: usize,
+    failed: usize,
+    /// Trials in a row whose stack did not start, and the first one's cause.
+    unstarted: usize,
+    first_cause: Option<String>,
+    reason: Option<String>,
+}
+
+impl Stop {
+    fn new(config: &RunConfig) -> Self {
+        Stop {
+            max_fail: config.max_fail,
+            unusable_after: config.unusable_after,
+            failed: 0,
+            unstarted: 0,
+            first_cause: None,
+            reason: None,
+        }
+    }
+
+    fn record(&mut self, result: &ScenarioResult) {
+        use crate::vocab::Verdict;
+        let message = match &result.verdict {
+            Verdict::Failed { message } | Verdict::Errored { message } => message,
+            Verdict::Passed | Verdict::NotApplicable { .. } => {
+                self.unstarted = 0;
+                self.first_cause = None;
+                return;
+            }
+        };
+        self.failed += 1;
+        // A stack that started reports its startup; one that did not, none.
+        if result.stack_startup_ms.is_none() && message != super::trial::INTERRUPTED {
+            self.unstarted += 1;
+            self.first_cause.get_or_insert_with(|| message.clone());
+        } else {
+            self.unstarted = 0;
+            self.first_cause = None;
+        }
+        if self.reason.is_some() {
+            return;
+        }
+        if self.unstarted >= self.unusable_after {
+            self.reason = Some(format!(
+                "Core unusable: {} trials in a row had no stack; the first: {}",
+                self.unstarted,
+                self.first_cause.as_deref().unwrap_or_default()
+            ));
+        } else if self.max_fail.is_some_and(|n| self.failed >= n) {
+            self.reason = Some(format!(
+                "stopped after {} failed trial(s) (--max-fail)",
+                self.failed
+            ));
         }
     }
 }

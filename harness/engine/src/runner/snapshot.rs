@@ -97,16 +97,21 @@ impl Engine {
         };
         let stack = self.runtime.start(spec).await.map_err(|e| e.to_string())?;
         let journal = Journal::new(self.secrets.clone());
-        let made = async {
+        // Bounded as a trial is: a Core slow at every setup request must not
+        // hold every trial waiting for this snapshot.
+        let timeout = self.config.trial_timeout;
+        let made = tokio::time::timeout(timeout, async {
             let setup = SetupClient::connect(&stack.base_url, &seed.admin, journal.clone()).await?;
             let version = setup.version().await?;
             identity::expect_contract_and_backend(&journal, &version, backend)?;
             let applied = Fixture::named(fixture)?.apply(&setup).await?;
             Ok::<_, crate::vocab::Abort>((setup.token().to_owned(), applied))
-        }
+        })
         .await;
         let (database, dir) = stack.stop_keeping_database().await;
-        let (admin_token, applied) = made.map_err(|a| a.to_string())?;
+        let (admin_token, applied) = made
+            .map_err(|_| format!("not made within {} s", timeout.as_secs()))?
+            .map_err(|a| a.to_string())?;
         let copy = match (backend, &database, &dir) {
             (Backend::Sqlite, _, Some(dir)) => SnapshotDb::SqliteFile(dir.path().join("core.db")),
             (Backend::Postgres, Some(db), _) => {

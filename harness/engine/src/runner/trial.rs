@@ -2,8 +2,9 @@
 //! then teardown (or `--keep`), whatever happened in between.
 //!
 //! The scenario runs in its own task so that a panic ends that task only (the
-//! trial is reported as errored, with the step it was in), and so that Ctrl-C
-//! can abort it: dropping the task drops its adapters, then the stack is torn
+//! trial is reported as errored, with the step it was in), and so that Ctrl-C,
+//! the trial's deadline (`--trial-timeout`) or the Core process's exit can
+//! abort it: dropping the task drops its adapters, then the stack is torn
 //! down as on any other path.
 
 use std::time::Instant;
@@ -78,6 +79,9 @@ impl Engine {
             fixtures_ms: lap.next(),
             ..Phases::default()
         };
+        // The trial's own clock starts after the run's shared snapshot.
+        let timeout = self.config.trial_timeout;
+        let deadline = tokio::time::Instant::now() + timeout;
         let spec = StackSpec {
             name: name.clone(),
             backend: trial.backend,
@@ -86,10 +90,14 @@ impl Engine {
         };
         let stack = tokio::select! {
             _ = cancel.cancelled() => Err(HarnessError::Interrupted),
+            _ = tokio::time::sleep_until(deadline) => Err(HarnessError::LaunchContract(format!(
+                "not up within the trial deadline ({} s, --trial-timeout)",
+                timeout.as_secs()
+            ))),
             s = self.runtime.start(spec) => s,
         };
         phases.stack_ms = lap.next();
-        let stack = match stack {
+        let mut stack = match stack {
             Ok(s) => s,
             Err(e) => {
                 let message = journal
@@ -173,20 +181,67 @@ impl Engine {
             let (_, logs) = ctx.finish().await;
             (outcome, core_version, logs)
         });
-        let joined = tokio::select! {
+        let exited = stack.core_exited();
+        let ended = tokio::select! {
             _ = cancel.cancelled() => {
-                task.abort();
-                let _ = (&mut task).await;
+                abort(&mut task).await;
                 events(Event::Interrupted);
-                None
+                Ended::Interrupted
             }
-            j = &mut task => Some(j),
+            _ = tokio::time::sleep_until(deadline) => {
+                abort(&mut task).await;
+                Ended::Deadline
+            }
+            status = exited => {
+                abort(&mut task).await;
+                Ended::CoreExited(stack.core_exit_report(&status).await)
+            }
+            j = &mut task => Ended::Joined(j),
+        };
+        // A scenario that failed because its Core died (a reset, a refused
+        // connection) is reported by the death: its status and last words
+        // say more. The exit may reach us a moment after the failure.
+        let ended = match ended {
+            Ended::Joined(Ok((Err(abort), version, logs))) => {
+                let exited = tokio::time::timeout(
+                    std::time::Duration::from_millis(200),
+                    stack.core_exited(),
+                )
+                .await;
+                match exited {
+                    Ok(status) => Ended::CoreExited(stack.core_exit_report(&status).await),
+                    Err(_) => Ended::Joined(Ok((Err(abort), version, logs))),
+                }
+            }
+            other => other,
         };
         phases.scenario_ms = lap.next();
         phases.waited_ms = journal.waited_ms();
+        let joined = match ended {
+            Ended::Joined(joined) => Some(joined),
+            Ended::Interrupted => None,
+            Ended::Deadline => {
+                result.verdict = Verdict::Failed {
+                    message: format!(
+                        "the trial deadline ({} s, --trial-timeout) passed in step `{}`; {}",
+                        timeout.as_secs(),
+                        journal.current_step(),
+                        last_request(&journal)
+                    ),
+                };
+                None
+            }
+            Ended::CoreExited(report) => {
+                result.verdict = Verdict::Failed {
+                    message: format!("step `{}`: the {report}", journal.current_step()),
+                };
+                None
+            }
+        };
         result.verdict = match joined {
+            None if result.verdict != Verdict::Passed => result.verdict,
             None => Verdict::Errored {
-                message: "interrupted by Ctrl-C".into(),
+                message: INTERRUPTED.into(),
             },
             Some(Err(join)) if join.is_panic() => Verdict::Errored {
                 message: format!(
@@ -276,6 +331,42 @@ impl Engine {
             result: Box::new(result.clone()),
         });
         result
+    }
+}
+
+/// The verdict's message of a trial ended by SIGINT or SIGTERM.
+pub const INTERRUPTED: &str = "interrupted (SIGINT or SIGTERM) before it ended";
+
+/// How the scenario's task ended, or why it was ended.
+enum Ended<T> {
+    /// It returned (or panicked).
+    Joined(std::result::Result<T, tokio::task::JoinError>),
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+    /// `--trial-timeout` passed.
+    Deadline,
+    /// The Core process exited; why, with its last output.
+    CoreExited(String),
+}
+
+/// Aborts the scenario's task and gives it a second to go: a task stuck in
+/// synchronous work ends at its next await, and the trial must not wait for
+/// that.
+async fn abort<T>(task: &mut tokio::task::JoinHandle<T>) {
+    task.abort();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(1), task).await;
+}
+
+/// The last request the Core answered (the one after it is what hung), for
+/// a deadline's failure.
+fn last_request(journal: &Journal) -> String {
+    let steps = journal.steps();
+    match steps.iter().rev().find_map(|s| s.exchanges.last()) {
+        Some(e) => format!(
+            "the last answered request: {} {} ({}, {} ms)",
+            e.method, e.target, e.status, e.elapsed_ms
+        ),
+        None => "no request was answered".into(),
     }
 }
 

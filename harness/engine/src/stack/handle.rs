@@ -28,6 +28,11 @@ impl std::fmt::Debug for AdminCredential {
 /// How long a Core may take from launch to a healthy `/api/healthz`.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long a Core process may take to print its listening line, and then
+/// again to answer `/api/healthz` with 200: an honest Core takes well under
+/// a second; a Core that never does costs each trial this, not a minute.
+pub const LAUNCH_STEP_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// What runs a stack's Core.
 #[allow(
     clippy::large_enum_variant,
@@ -64,6 +69,25 @@ impl Stack {
         match &self.core {
             CoreRun::Process(child) => child.log(),
             CoreRun::Containers(stack) => stack.log(),
+        }
+    }
+
+    /// Resolves when the Core process exits, with its status; never for a
+    /// container stack (its engine reports a dead Core as a refused
+    /// connection).
+    pub fn core_exited(&self) -> super::BoxFuture<'static, String> {
+        match &self.core {
+            CoreRun::Process(child) => Box::pin(child.exited()),
+            CoreRun::Containers(_) => Box::pin(std::future::pending()),
+        }
+    }
+
+    /// Why the Core process is gone (`status` from [`Stack::core_exited`]),
+    /// with its last output lines.
+    pub async fn core_exit_report(&mut self, status: &str) -> String {
+        match &mut self.core {
+            CoreRun::Process(child) => child.exit_report(status).await,
+            CoreRun::Containers(_) => format!("the Core exited ({status})"),
         }
     }
 

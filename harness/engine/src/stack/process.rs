@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::handle::CoreRun;
 use super::{
-    AdminCredential, Backend, BoxFuture, DatabaseProvider, Runtime, STARTUP_TIMEOUT, Stack,
+    AdminCredential, Backend, BoxFuture, DatabaseProvider, LAUNCH_STEP_TIMEOUT, Runtime, Stack,
     StackSpec,
 };
 use crate::child::{ManagedChild, SharedLog, tail};
@@ -90,14 +90,25 @@ impl ProcessRuntime {
             dir.path(),
         )?;
         let base_url = core
-            .wait_for_line("core listening on", STARTUP_TIMEOUT)
+            .wait_for_line("core listening on", LAUNCH_STEP_TIMEOUT)
             .await
             .map_err(|e| HarnessError::LaunchContract(e.to_string()))?
             .trim_end_matches('/')
             .to_owned();
-        wait_healthy(&base_url, &core.log(), STARTUP_TIMEOUT)
-            .await
-            .map_err(|e| HarnessError::LaunchContract(e.to_string()))?;
+        // A Core that exits now is reported as such, not as the refused
+        // connections (or whatever took its port) that follow.
+        let (exited, log) = (core.exited(), core.log());
+        tokio::select! {
+            healthy = wait_healthy(&base_url, &log, LAUNCH_STEP_TIMEOUT) => {
+                healthy.map_err(|e| HarnessError::LaunchContract(e.to_string()))?;
+            }
+            status = exited => {
+                let report = core.exit_report(&status).await;
+                return Err(HarnessError::LaunchContract(format!(
+                    "after printing `core listening on`, the {report}"
+                )));
+            }
+        }
         Ok(Stack {
             base_url,
             backend: spec.backend,
