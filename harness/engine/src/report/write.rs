@@ -7,12 +7,14 @@ use super::model::RunReport;
 use super::{html, json, junit, manifest};
 use crate::error::{HarnessError, Result};
 use crate::secrets::SecretRegistry;
+use crate::vocab::Exchange;
 
 /// Writes every report file into `<root>/<run-id>/`, then the manifest, then
 /// scans the directory: a registered secret anywhere fails with
 /// [`HarnessError::SecretLeak`]. Returns the directory.
 pub fn write_all(report: &RunReport, root: &Path, secrets: &SecretRegistry) -> Result<PathBuf> {
-    let bounded = bounded_logs(report);
+    let mut bounded = bounded_logs(report);
+    fit_exchanges(&mut bounded, crate::limits::REPORT_EXCHANGE_BUDGET);
     let report = &bounded;
     let dir = root.join(&report.run_id);
     std::fs::create_dir_all(&dir).map_err(|e| HarnessError::io(&dir, e))?;
@@ -50,6 +52,93 @@ fn bounded_logs(report: &RunReport) -> RunReport {
         }
     }
     report
+}
+
+/// Cuts the trials' transcripts so that their exchanges take at most
+/// `budget` bytes in all: the largest common size per trial that fits is
+/// found, and a trial over it keeps the exchanges of its first three
+/// quarters and of its last quarter, with a marker counting those left out
+/// in the step where they were. Trials within that size stay whole.
+fn fit_exchanges(report: &mut RunReport, budget: usize) {
+    let size = |e: &Exchange| {
+        let headers: usize = (e.request_headers.iter().chain(&e.response_headers))
+            .map(|(n, v)| n.len() + v.len() + 8)
+            .sum();
+        e.target.len() + e.request_body.len() + e.response_body.len() + headers + 160
+    };
+    let sizes: Vec<Vec<usize>> = report
+        .results
+        .iter()
+        .map(|r| {
+            r.steps
+                .iter()
+                .flat_map(|s| &s.exchanges)
+                .map(size)
+                .collect()
+        })
+        .collect();
+    let total = |cap: usize| -> usize {
+        (sizes.iter())
+            .map(|t| t.iter().sum::<usize>().min(cap))
+            .sum()
+    };
+    let largest: usize = sizes.iter().map(|t| t.iter().sum()).max().unwrap_or(0);
+    if total(largest) <= budget {
+        return;
+    }
+    // The largest per-trial cap whose total fits: total() grows with cap.
+    let (mut lo, mut hi) = (0, largest);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if total(mid) <= budget {
+            lo = mid
+        } else {
+            hi = mid - 1
+        }
+    }
+    for (result, sizes) in report.results.iter_mut().zip(&sizes) {
+        if sizes.iter().sum::<usize>() > lo {
+            keep_ends(&mut result.steps, sizes, lo / 4 * 3, lo / 4);
+        }
+    }
+}
+
+/// Keeps the exchanges of `steps` that fit in the first `head` and the last
+/// `tail` bytes (by `sizes`, in order), and a marker for the rest.
+fn keep_ends(steps: &mut [crate::vocab::StepRecord], sizes: &[usize], head: usize, tail: usize) {
+    let n = sizes.len();
+    let mut first = 0; // exchanges [0, first) are kept
+    let mut spent = 0;
+    while first < n && spent + sizes[first] <= head {
+        spent += sizes[first];
+        first += 1;
+    }
+    let mut last = n; // exchanges [last, n) are kept
+    spent = 0;
+    while last > first && spent + sizes[last - 1] <= tail {
+        spent += sizes[last - 1];
+        last -= 1;
+    }
+    let left_out = last - first;
+    let mut index = 0;
+    for step in steps {
+        let exchanges = std::mem::take(&mut step.exchanges);
+        for ex in exchanges {
+            if index < first || index >= last {
+                step.exchanges.push(ex);
+            } else if index == first {
+                step.exchanges.push(Exchange {
+                    actor: "report".into(),
+                    kind: "omitted".into(),
+                    target: format!(
+                        "{left_out} exchanges left out here to keep the report within its budget"
+                    ),
+                    ..Exchange::default()
+                });
+            }
+            index += 1;
+        }
+    }
 }
 
 /// Writes files into `dir` (used by [`write_all`] and by tests that plant a
@@ -136,5 +225,59 @@ pub(crate) mod tests {
             }
             other => panic!("expected a secret leak, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn transcripts_over_the_budget_are_cut_to_one_size_keeping_their_ends() {
+        let exchange = |i: usize| Exchange {
+            target: format!("/x/{i}"),
+            response_body: "b".repeat(1000),
+            ..Exchange::default()
+        };
+        let mut report = sample();
+        let small = report.results[0].clone();
+        let mut big = small.clone();
+        big.name = "big".into();
+        big.steps = vec![
+            crate::vocab::StepRecord {
+                name: "one".into(),
+                exchanges: (0..600).map(exchange).collect(),
+                ..Default::default()
+            },
+            crate::vocab::StepRecord {
+                name: "two".into(),
+                exchanges: (600..1000).map(exchange).collect(),
+                ..Default::default()
+            },
+        ];
+        report.results = vec![small.clone(), big.clone(), big];
+        let before = serde_json::to_string(&report.results[0]).unwrap();
+
+        fit_exchanges(&mut report, 400_000);
+
+        // The small trial is whole; each big one kept about 400 KB / 2 in
+        // all, its first and last exchanges, and says how many it left out.
+        assert_eq!(serde_json::to_string(&report.results[0]).unwrap(), before);
+        for big in &report.results[1..] {
+            let kept: Vec<&Exchange> = big.steps.iter().flat_map(|s| &s.exchanges).collect();
+            let bytes: usize = kept.iter().map(|e| e.response_body.len()).sum();
+            assert!(bytes < 200_000 && bytes > 150_000, "{bytes}");
+            assert_eq!(kept[0].target, "/x/0");
+            assert_eq!(kept.last().unwrap().target, "/x/999");
+            let marker = kept.iter().find(|e| e.kind == "omitted").unwrap();
+            let left_out = 1000 - (kept.len() - 1);
+            assert!(
+                marker
+                    .target
+                    .starts_with(&format!("{left_out} exchanges left out"))
+            );
+        }
+        // Within the budget nothing changes.
+        let again = report.clone();
+        fit_exchanges(&mut report, 400_000);
+        assert_eq!(
+            serde_json::to_string(&report).unwrap(),
+            serde_json::to_string(&again).unwrap()
+        );
     }
 }
