@@ -176,6 +176,14 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().position(|b| *b == needle)
 }
 
+/// Bytes of exchanges a whole report keeps, across its trials. An honest
+/// run of the catalogue records about three quarters of it; when a Core makes the
+/// transcripts larger (junk in every answer, a loop of the harness kept
+/// going), every trial is cut to one common size, the largest that fits,
+/// keeping each transcript's start and end, so the report stays within
+/// about 20 MB whatever the Core sends and a small transcript stays whole.
+pub const REPORT_EXCHANGE_BUDGET: usize = 8 * 1024 * 1024;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,10 +228,3 @@ mod tests {
     }
 }
 
-/// Bytes of exchanges a whole report keeps, across its trials. An honest
-/// run of the catalogue records about three quarters of it; when a Core makes the
-/// transcripts larger (junk in every answer, a loop of the harness kept
-/// going), every trial is cut to one common size, the largest that fits,
-/// keeping each transcript's start and end, so the report stays within
-/// about 20 MB whatever the Core sends and a small transcript stays whole.
-pub const REPORT_EXCHANGE_BUDGET: usize = 8 * 1024 * 1024;
