@@ -22,7 +22,7 @@ pub fn scenarios() -> Vec<Scenario> {
 /// grant route answers 404 (`not_found` through the adapter), the list omits
 /// its grants, nothing is written, and restoring the collaborator brings the
 /// same readback back.
-#[scenario(AccessLoss, parity)]
+#[scenario(AccessLoss, parity, clauses = ["S3.access-loss", "S3.recheck", "S1.private-invisible", "S5.setup.collaborators"])]
 async fn collaborator_removed_mid_flow(ctx: &mut Ctx) -> Outcome {
     let f = mid_flow(ctx, LAB).await?;
     let before = f.watch.take(ctx).await?;
@@ -45,7 +45,7 @@ async fn collaborator_removed_mid_flow(ctx: &mut Ctx) -> Outcome {
 /// 403 on confirm and submit; once the repository is made private it gets
 /// 404 on every grant route and the list omits the grants; nothing is
 /// written, and making it public again brings the same readback back.
-#[scenario(AccessLoss, parity, extensions = ["repo-visibility"])]
+#[scenario(AccessLoss, parity, extensions = ["repo-visibility"], clauses = ["S3.access-loss", "S1.private-invisible", "S3.recheck"])]
 async fn repository_made_private_mid_flow(ctx: &mut Ctx) -> Outcome {
     ctx.step("alice has a public repository alice/open where lab-bot may write");
     ctx.setup().create_repo("alice", "open", false).await?;
@@ -109,7 +109,7 @@ async fn repository_made_private_mid_flow(ctx: &mut Ctx) -> Outcome {
 /// `forbidden` (403) on confirm, submit and replay but still reads; without
 /// `read:repository` every grant tool is 403; nothing is written, and the
 /// full token brings the same readback back.
-#[scenario(AccessLoss, parity)]
+#[scenario(AccessLoss, parity, clauses = ["S3.access-loss", "S3.recheck"])]
 async fn token_scope_reduced_mid_flow(ctx: &mut Ctx) -> Outcome {
     // A token's scopes never change, so "reduced" is a new token with fewer.
     let f = mid_flow(ctx, LAB).await?;

@@ -24,7 +24,7 @@ pub fn scenarios() -> Vec<Scenario> {
 /// credential keeps its native meaning (400 `bad_request` … 422
 /// `unprocessable`, 5xx uncertain) while neither the marker nor the
 /// credential reaches the MCP result or the adapter's log.
-#[scenario(AdapterFaults, parity)]
+#[scenario(AdapterFaults, parity, clauses = ["S6.errors.meaning", "S6.errors.no-echo"])]
 async fn upstream_body_never_echoed(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Bodies are never echoed").await?;
     let proxy = ctx.proxy().await?;
@@ -124,7 +124,7 @@ async fn upstream_body_never_echoed(ctx: &mut Ctx) -> Outcome {
 /// a request key, are refused as `invalid_input` naming the field, with not
 /// one request reaching the Core and nothing written (spec §6 strict inputs;
 /// the adapter never invents a key).
-#[scenario(AdapterFaults, parity)]
+#[scenario(AdapterFaults, parity, clauses = ["S6.inputs.strict", "S6.inputs.no-invented-key"])]
 async fn strict_inputs_refused_before_upstream(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Strict inputs").await?;
     let proxy = ctx.proxy().await?;

@@ -36,7 +36,7 @@ pub(crate) const BODY: &str = "Observed 3 failures in 20 runs.\n";
 /// `upstream_error` and a POST tool `delivery_uncertain` with the redirect's
 /// status, and the redirect target, same origin or another, is never
 /// contacted.
-#[scenario(AdapterFaults, parity)]
+#[scenario(AdapterFaults, parity, clauses = ["S6.no-redirects"])]
 async fn redirect_refused(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Redirects are refused").await?;
     let proxy = ctx.proxy().await?;
@@ -135,7 +135,7 @@ async fn redirect_refused(ctx: &mut Ctx) -> Outcome {
 /// reports `delivery_uncertain` after exactly one POST, the same-key
 /// readback finds the committed submission and its one Issue, and an
 /// identical replay answers 200 with still one Issue.
-#[scenario(AdapterFaults, parity)]
+#[scenario(AdapterFaults, parity, clauses = ["S6.uncertain", "S6.post-once"])]
 async fn lost_response_then_readback(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Lost answers reconcile").await?;
     let proxy = ctx.proxy().await?;
@@ -190,7 +190,7 @@ const HOLD: Duration = Duration::from_millis(1500);
 /// `delivery_uncertain` after exactly one POST and a readback
 /// `upstream_error`, within the timeout, and the committed submission is then
 /// found by same-key readback.
-#[scenario(AdapterFaults, parity)]
+#[scenario(AdapterFaults, parity, clauses = ["S6.timeout", "S6.uncertain", "S6.post-once"])]
 async fn timeout_is_uncertain(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Timeouts are uncertain").await?;
     let proxy = ctx.proxy().await?;

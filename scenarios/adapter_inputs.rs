@@ -9,6 +9,8 @@
 use grantgate_engine::prelude::*;
 
 use crate::adapter_faults::{TITLE, expect_no_receipt, proxied_active_grant};
+use grantgate_engine::actors::bot::{initialize, rpc_message};
+
 use crate::flows::{LAB, LAB_BOT, Watch};
 
 /// This family's first part, in catalogue order.
@@ -17,6 +19,8 @@ pub fn scenarios() -> Vec<Scenario> {
         unknown_inputs_refused(),
         malformed_values_refused(),
         foreign_origin_refused(),
+        protocol_revisions_served(),
+        oversized_request_refused(),
     ]
 }
 
@@ -108,7 +112,7 @@ async fn expect_refused_locally(
 /// `requestId`, a grant marker — is refused as `invalid_input` naming it,
 /// added to an otherwise valid call of every tool, with not one request
 /// reaching the Core and nothing written.
-#[scenario(AdapterInputs, parity)]
+#[scenario(AdapterInputs, parity, clauses = ["S6.inputs.unknown", "S2.revision.not-in-api"])]
 async fn unknown_inputs_refused(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Unknown inputs").await?;
     let issue = NewIssue::new(TITLE, "Unknown inputs are refused.\n");
@@ -162,7 +166,7 @@ async fn unknown_inputs_refused(ctx: &mut Ctx) -> Outcome {
 /// a request key in uppercase, of another UUID version or in braces; an
 /// `owner` or `repo` of `a/b`, `..` or empty; a `page` of 0; an unknown
 /// `state`.
-#[scenario(AdapterInputs, parity)]
+#[scenario(AdapterInputs, parity, clauses = ["S6.inputs.strict"])]
 async fn malformed_values_refused(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Malformed values").await?;
     let issue = NewIssue::new(TITLE, "Malformed values are refused.\n");
@@ -307,7 +311,7 @@ async fn malformed_values_refused(ctx: &mut Ctx) -> Outcome {
 /// that a page of another origin would post is 403 and opens no session,
 /// while the same request without `Origin`, as MCP clients send it, is
 /// served.
-#[scenario(AdapterInputs, parity)]
+#[scenario(AdapterInputs, parity, clauses = ["S6.origin"])]
 async fn foreign_origin_refused(ctx: &mut Ctx) -> Outcome {
     ctx.step("lab-bot's adapter starts");
     let bot = ctx.bot(LAB_BOT).await?;
@@ -330,4 +334,119 @@ async fn foreign_origin_refused(ctx: &mut Ctx) -> Outcome {
     )?;
     ctx.observe("statuses", &(plain.status, foreign.status));
     Ok(())
+}
+
+/// The revisions spec §6 names are served: a client that asks for
+/// 2025-06-18 or 2025-11-25 in its `initialize` gets that revision back (as
+/// MCP's lifecycle requires of a server that supports it), a session, and
+/// then every tool of §6 in `tools/list`.
+#[scenario(AdapterInputs, parity, clauses = ["S6.revisions", "S6.tools.public", "S6.tools.grant"])]
+async fn protocol_revisions_served(ctx: &mut Ctx) -> Outcome {
+    ctx.step("lab-bot's adapter starts");
+    let bot = ctx.bot(LAB_BOT).await?;
+    for version in ["2025-06-18", "2025-11-25"] {
+        ctx.step(&format!(
+            "a client of revision {version} initializes and lists the tools"
+        ));
+        let init = bot
+            .post_mcp(&[], initialize(version, "grantgate-revision"))
+            .await?;
+        ctx.expect(
+            "initialize is served",
+            (200..300).contains(&init.status),
+            &format!("status {}", init.status),
+        )?;
+        let agreed = rpc_message(&init)
+            .and_then(|m| m["result"]["protocolVersion"].as_str().map(str::to_owned));
+        ctx.expect_eq("the revision agreed", agreed.as_deref(), Some(version))?;
+        let session = init.header("mcp-session-id").unwrap_or_default();
+        let headers = [
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", version),
+        ];
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let initialized = bot.post_mcp(&headers, note).await?;
+        ctx.expect(
+            "notifications/initialized is accepted",
+            (200..300).contains(&initialized.status),
+            &format!("status {}", initialized.status),
+        )?;
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let tools = bot.post_mcp(&headers, list).await?;
+        let names: Vec<String> = rpc_message(&tools)
+            .and_then(|m| m["result"]["tools"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|t| t["name"].as_str().map(str::to_owned))
+            .collect();
+        let missing: Vec<&str> = TOOLS
+            .iter()
+            .copied()
+            .filter(|t| !names.iter().any(|n| n == t))
+            .collect();
+        ctx.expect(
+            "tools/list holds every tool of spec §6",
+            missing.is_empty(),
+            &format!("missing {missing:?} (status {})", tools.status),
+        )?;
+        ctx.observe(&format!("revision {version}"), &(init.status, agreed));
+    }
+    Ok(())
+}
+
+/// The nine tools of spec §6.
+const TOOLS: [&str; 9] = [
+    "get_repository",
+    "list_issues",
+    "get_issue",
+    "create_issue",
+    "list_agent_work_grants",
+    "get_agent_work_grant",
+    "confirm_agent_work_grant",
+    "submit_agent_work_proposal",
+    "get_agent_work_submission",
+];
+
+/// The HTTP transport refuses MCP request bodies over 1 MiB (spec §6) and
+/// serves one of exactly 1 MiB: an `initialize` of 1,048,577 bytes is
+/// refused with a 4xx and opens no session; the same of 1,048,576 bytes is
+/// served.
+#[scenario(AdapterInputs, parity, clauses = ["S6.http.body-limit"])]
+async fn oversized_request_refused(ctx: &mut Ctx) -> Outcome {
+    const MIB: usize = 1024 * 1024;
+    ctx.step("lab-bot's adapter starts");
+    let bot = ctx.bot(LAB_BOT).await?;
+    let mut seen = Vec::new();
+    for size in [MIB + 1, MIB] {
+        ctx.step(&format!("an initialize of {size} bytes"));
+        let answer = bot.post_mcp(&[], padded_initialize(size)).await?;
+        if size > MIB {
+            ctx.expect(
+                "it is refused",
+                (400..500).contains(&answer.status),
+                &format!("status {}", answer.status),
+            )?;
+            ctx.expect(
+                "no MCP session is opened for it",
+                answer.header("mcp-session-id").is_none(),
+                "an Mcp-Session-Id came back",
+            )?;
+        } else {
+            ctx.expect(
+                "it is served",
+                (200..300).contains(&answer.status),
+                &format!("status {}", answer.status),
+            )?;
+        }
+        seen.push((size, answer.status));
+    }
+    ctx.observe("statuses", &seen);
+    Ok(())
+}
+
+/// An `initialize` whose JSON is exactly `size` bytes (as sent), the client
+/// name padded.
+fn padded_initialize(size: usize) -> Value {
+    let bare = initialize("2025-06-18", "").to_string().len();
+    initialize("2025-06-18", &"x".repeat(size.saturating_sub(bare)))
 }

@@ -24,7 +24,7 @@ pub fn scenarios() -> Vec<Scenario> {
 /// grant without its submission) is `delivery_uncertain` with no receipt
 /// after exactly one POST, a malformed readback is `malformed_response` with
 /// no receipt, and a clean readback then finds each committed submission.
-#[scenario(AdapterFaults, parity)]
+#[scenario(AdapterFaults, parity, clauses = ["S6.results.consistent", "S6.uncertain"])]
 async fn malformed_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Malformed answers").await?;
     let proxy = ctx.proxy().await?;
@@ -85,7 +85,7 @@ async fn malformed_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
 /// another repository, another submitter or another Issue repository
 /// publishes no receipt: submit is `delivery_uncertain` after exactly one
 /// POST, readback is `malformed_response`.
-#[scenario(AdapterFaults, parity)]
+#[scenario(AdapterFaults, parity, clauses = ["S6.results.consistent"])]
 async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Inconsistent answers").await?;
     let proxy = ctx.proxy().await?;

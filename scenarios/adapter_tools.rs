@@ -56,7 +56,7 @@ fn members(
 /// `get_issue`, `list_issues` and `get_repository` answer exactly what the
 /// native API answers lab-bot (the submission keeps its marker, the
 /// ordinary Issue has none).
-#[scenario(AdapterInputs, parity)]
+#[scenario(AdapterInputs, parity, clauses = ["S6.tools.public", "S1.issue.marker-core-only"])]
 async fn public_tools_answer_natively(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -178,7 +178,7 @@ async fn public_tools_answer_natively(ctx: &mut Ctx) -> Outcome {
 /// reports `delivery_uncertain` after exactly one POST; reading the grant
 /// back shows it `awaiting_human` (revision 2), and the identical
 /// confirmation sent again is 409 `conflict` with nothing changed.
-#[scenario(AdapterInputs, parity)]
+#[scenario(AdapterInputs, parity, clauses = ["S6.uncertain", "S6.post-once"])]
 async fn lost_confirm_settled_by_readback(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares a grant for lab-bot");
@@ -221,7 +221,7 @@ async fn lost_confirm_settled_by_readback(ctx: &mut Ctx) -> Outcome {
 /// `Link` answer for 10) still yields all 31 pending grants through the
 /// adapter, each once, in 10 + 10 + 10 + 1, every page asked with
 /// `limit=30` as a fresh request.
-#[scenario(AdapterInputs, parity)]
+#[scenario(AdapterInputs, parity, clauses = ["S6.list.continuation", "S6.list.no-follow"])]
 async fn clamped_pages_yield_every_grant(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 31).await?;
     let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;

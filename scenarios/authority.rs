@@ -62,7 +62,7 @@ async fn expect_submit_conflict(
 /// through the adapter: no Issue, no receipt under its key, the grant's
 /// state and revision unchanged. Once approved, the same submission is
 /// accepted.
-#[scenario(Authority, parity)]
+#[scenario(Authority, parity, clauses = ["S4.not-approval", "S3.submit.active"])]
 async fn submit_refused_before_approval(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares a grant for lab-bot");
@@ -135,7 +135,7 @@ async fn submit_refused_before_approval(ctx: &mut Ctx) -> Outcome {
 /// An approve posted while the grant awaits its agent, with the grant's
 /// current `state_revision` and the session's own `_csrf`, is 409 and
 /// changes nothing; once the agent confirmed, approving works.
-#[scenario(Authority, parity)]
+#[scenario(Authority, parity, clauses = ["S4.not-approval", "S4.approve"])]
 async fn approve_refused_before_confirmation(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares a grant for lab-bot");
@@ -192,7 +192,7 @@ async fn approve_refused_before_confirmation(ctx: &mut Ctx) -> Outcome {
 /// A write collaborator of alice/lab, signed in with a session and `_csrf`
 /// of their own, gets 404 for the grant list, new-grant and grant pages and
 /// for prepare, approve and withdraw, and nothing changes.
-#[scenario(Authority, parity)]
+#[scenario(Authority, parity, clauses = ["S4.admin-only"])]
 async fn write_collaborator_gets_404(ctx: &mut Ctx) -> Outcome {
     outsider_gets_404(ctx, "wendy", "a write collaborator").await
 }
@@ -200,7 +200,7 @@ async fn write_collaborator_gets_404(ctx: &mut Ctx) -> Outcome {
 /// A read collaborator of alice/lab, signed in with a session and `_csrf`
 /// of their own, gets 404 for the grant list, new-grant and grant pages and
 /// for prepare, approve and withdraw, and nothing changes.
-#[scenario(Authority, parity)]
+#[scenario(Authority, parity, clauses = ["S4.admin-only"])]
 async fn read_collaborator_gets_404(ctx: &mut Ctx) -> Outcome {
     outsider_gets_404(ctx, "rita", "a read collaborator").await
 }
@@ -208,7 +208,7 @@ async fn read_collaborator_gets_404(ctx: &mut Ctx) -> Outcome {
 /// A signed-in stranger with no permission on alice/lab, with a session and
 /// `_csrf` of their own, gets 404 for the grant list, new-grant and grant
 /// pages and for prepare, approve and withdraw, and nothing changes.
-#[scenario(Authority, parity)]
+#[scenario(Authority, parity, clauses = ["S4.admin-only"])]
 async fn stranger_gets_404(ctx: &mut Ctx) -> Outcome {
     outsider_gets_404(ctx, "mallory", "a stranger").await
 }

@@ -30,7 +30,7 @@ fn large_body() -> String {
 /// markup — submitted through the adapter reads back byte for byte, posted
 /// by the bot and bound to the grant, through the adapter, the native API
 /// and the HTML page.
-#[scenario(Lifecycle, parity)]
+#[scenario(Lifecycle, parity, clauses = ["S3.submit.size", "S2.text.whole", "S6.text.whole", "S4.issue-page"])]
 async fn large_body_read_back(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -95,7 +95,7 @@ async fn large_body_read_back(ctx: &mut Ctx) -> Outcome {
 /// A title or body holding NUL (U+0000) is refused with 422, natively and
 /// through the adapter (`unprocessable`), on every backend, and nothing is
 /// written: no Issue, no submission under its key.
-#[scenario(Lifecycle, parity)]
+#[scenario(Lifecycle, parity, clauses = ["S2.text.nul", "S3.statuses"])]
 async fn nul_refused_on_every_backend(ctx: &mut Ctx) -> Outcome {
     // Spec §2: SQLite could store NUL and PostgreSQL cannot; both refuse it.
     let alice = ctx.human("alice")?;

@@ -20,7 +20,7 @@ pub fn scenarios() -> Vec<Scenario> {
 /// (`not_found` through its adapter) on every route of lab-bot's grants —
 /// the same answer as for a grant that does not exist — never sees them in
 /// its list, and changes nothing.
-#[scenario(Boundaries, parity)]
+#[scenario(Boundaries, parity, clauses = ["S3.agent-only", "S3.statuses"])]
 async fn wrong_bot_gets_not_found(ctx: &mut Ctx) -> Outcome {
     // other-bot, a write collaborator on alice/lab, probes lab-bot's grants.
     let world = Probed::set_up(ctx).await?;
@@ -130,7 +130,7 @@ async fn wrong_bot_gets_not_found(ctx: &mut Ctx) -> Outcome {
 /// every grant route, and with a token lacking `write:issue` gets 403 on
 /// confirm and submit (natively and `forbidden` through the adapter) while
 /// reading still works; nothing changes.
-#[scenario(Boundaries, parity)]
+#[scenario(Boundaries, parity, clauses = ["S3.route.list", "S3.route.get", "S3.route.confirm", "S3.route.submit", "S3.route.readback", "S3.recheck", "S1.token.write-implies-read"])]
 async fn missing_scope_is_forbidden(ctx: &mut Ctx) -> Outcome {
     // lab-bot with tokens that each lack one scope a route requires.
     let world = Probed::set_up(ctx).await?;

@@ -156,7 +156,7 @@ fn expect_offers(
 /// A human logs in through the login form and prepares, approves and
 /// withdraws grants through the real forms of the grant pages, each form
 /// changing the grant exactly as its agent then reads it natively.
-#[scenario(Browser, parity)]
+#[scenario(Browser, parity, clauses = ["S4.login", "S4.prepare", "S4.approve", "S4.withdraw", "S4.page.grant", "S4.page.list", "S4.csrf.every-form", "S4.redirect.303", "S2.states", "S2.revision", "S2.immutable"])]
 async fn browser_forms_prepare_approve_withdraw(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
 
@@ -241,7 +241,7 @@ async fn browser_forms_prepare_approve_withdraw(ctx: &mut Ctx) -> Outcome {
 /// A login, preparation, approval or withdrawal posted without its `_csrf`
 /// (or with an empty one) is refused with 400 and changes nothing: no
 /// session, no grant, the same state and state_revision.
-#[scenario(Browser, parity)]
+#[scenario(Browser, parity, clauses = ["S4.csrf.every-form", "S4.csrf.refused"])]
 async fn csrf_missing_refused(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
 

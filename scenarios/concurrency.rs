@@ -46,7 +46,7 @@ async fn adapters_on_active_grant(
 /// `N` identical submissions in flight at once, one per adapter session,
 /// give exactly one 201 and `N - 1` 200s carrying the same receipt, and one
 /// Issue, whose readback is that receipt.
-#[scenario(Concurrency, parity)]
+#[scenario(Concurrency, parity, clauses = ["S3.replay.identical", "S3.submit.atomic"])]
 async fn identical_submissions_in_flight(ctx: &mut Ctx) -> Outcome {
     let (bots, grant, proposal) = adapters_on_active_grant(ctx, "Identical races").await?;
     let issue = NewIssue::new(TITLE, "Warm-up raced the first request.\n");
@@ -97,7 +97,7 @@ async fn identical_submissions_in_flight(ctx: &mut Ctx) -> Outcome {
 /// `N` submissions of one request key with `N` different bodies in flight
 /// at once give exactly one 201 and `N - 1` 409 `conflict`s, and one Issue,
 /// holding the body of the submission that won.
-#[scenario(Concurrency, parity)]
+#[scenario(Concurrency, parity, clauses = ["S3.replay.conflict", "S3.submit.atomic"])]
 async fn one_key_different_bodies_in_flight(ctx: &mut Ctx) -> Outcome {
     let (bots, grant, proposal) = adapters_on_active_grant(ctx, "Conflicting races").await?;
     let key = NewIssue::new(TITLE, "").request_key;
@@ -141,7 +141,7 @@ async fn one_key_different_bodies_in_flight(ctx: &mut Ctx) -> Outcome {
 /// Two approvals of the same `state_revision`, posted at once from two
 /// sessions of alice, give one 303 and one 409, and one state change:
 /// `active` at revision 3.
-#[scenario(Concurrency, parity)]
+#[scenario(Concurrency, parity, clauses = ["S4.stale", "S2.revision"])]
 async fn concurrent_approvals_one_wins(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     let second = ctx.second_browser("alice")?;

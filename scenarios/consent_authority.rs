@@ -39,7 +39,7 @@ async fn consented(ctx: &mut Ctx) -> Step<(Bot, ConsentToken)> {
 /// `read:repository write:issue`, and a route needing `write:repository`
 /// refuses it; `create_issue` through it is posted by alice with no grant
 /// marker.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.not-approval", "S9.token.scope", "S3.agent-only"])]
 async fn consent_is_not_approval(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human(CONSENTER)?;
     alice.login().await?;
@@ -119,7 +119,7 @@ async fn consent_is_not_approval(ctx: &mut Ctx) -> Outcome {
 /// directory (also its `HOME` and `TMPDIR`) and not the adapter's log holds
 /// the token; the report is scanned for it as a registered secret. How the
 /// Core stores its own tokens is the Core's business.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.adapter.token-memory"])]
 async fn no_consent_token_on_disk(ctx: &mut Ctx) -> Outcome {
     let (bot, token) = consented(ctx).await?;
     let reply = bot.call(READ_TOOL, read_args()).await?;

@@ -59,7 +59,7 @@ async fn expect_refused(
 /// callback with no token POST, and the parked call stays parked; the valid
 /// callback then resumes it with one token POST; replaying that callback
 /// gets 400 and no second POST.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.callback.refusals", "S9.callback.exchange"])]
 async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
@@ -152,7 +152,7 @@ async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
 /// afterwards, with a real code for that state, gets 400 and no token POST;
 /// likewise a state handed out in `auth_required` (which outlives no call)
 /// and used after its deadline.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.callback.refusals", "S9.adapter.outcomes"])]
 async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter with a 1-second consent timeout starts");
     let bot = ctx
@@ -219,7 +219,7 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
 /// with `consent_failed` after exactly that one token POST, A stays parked,
 /// and a fresh consent for A's own state still resumes A — and only A: a
 /// third session parked meanwhile stays parked.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.callback.cross-session", "S9.adapter.outcomes"])]
 async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
@@ -291,7 +291,7 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
 /// A person who refuses: the Core redirects to the callback with
 /// `error=access_denied` and the state, the call ends with
 /// `consent_denied`, and nothing is exchanged or requested.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.consent.decision", "S9.consent.redirect", "S9.adapter.outcomes"])]
 async fn denied_consent_ends_the_call(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
@@ -331,7 +331,7 @@ async fn denied_consent_ends_the_call(ctx: &mut Ctx) -> Outcome {
 /// A failed exchange ends the call with `consent_failed` after exactly one
 /// token POST and never resumes it: the token answer lost on the way
 /// (session A), or garbled (session B).
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.adapter.outcomes", "S9.callback.exchange"])]
 async fn failed_consent_exchange_never_resumes(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;

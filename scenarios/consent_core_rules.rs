@@ -177,7 +177,7 @@ fn expect_token(ctx: &Ctx, what: &str, answer: &Answer) -> Step<()> {
 /// unregistered `redirect_uri`, one that extends a registered one (as a
 /// path or a prefix), an unknown client, a missing challenge and a `plain`
 /// challenge; the same request done right shows the consent form.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.authorize.refusals", "S9.authorize.method"])]
 async fn consent_authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outcome {
     ctx.step("an application is registered with one redirect URI; alice signs in");
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
@@ -272,7 +272,7 @@ async fn consent_authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outc
 /// `invalid_grant`, a missing verifier 400 (`invalid_grant` or, as RFC 6749
 /// §5.2 names it, `invalid_request`); a token asked for `read:repository`
 /// carries only that and cannot create an Issue (403).
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.token.exchange", "S9.token.code-binding", "S9.token.scope"])]
 async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     ctx.step("two applications are registered; alice signs in");
     let client = ctx
@@ -371,7 +371,7 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
 /// scheme-relative or backslashed URL of another host never answers the
 /// login with a redirect off the Core's origin. A Core that ignores the
 /// parameter, refuses it or lands on its own page is as honest.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.authorize.session"])]
 async fn consent_login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
     let core = Url::parse(ctx.core_url())
         .map_err(|e| Abort::errored(format!("the Core URL: {e}")))?
@@ -415,7 +415,7 @@ async fn consent_login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
 /// once it gives a token; exchanged 3.2 s after it was issued (a second to
 /// spare for a Core that compares whole seconds with `>`) it is 400
 /// `invalid_grant`.
-#[scenario(Consent, parity, core_env = [("CORE_OAUTH_CODE_TTL_SECS", "2")])]
+#[scenario(Consent, parity, core_env = [("CORE_OAUTH_CODE_TTL_SECS", "2")], clauses = ["S9.token.code-binding"])]
 async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
     ctx.step("an application is registered; alice signs in");
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
@@ -439,7 +439,7 @@ async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
 /// The consent form needs the `_csrf` of its own session: alice's form
 /// posted with mallory's live `_csrf`, or with none, is a 400 and redirects
 /// nowhere with a code; the intact form then redirects with one.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S4.csrf.every-form", "S4.csrf.refused", "S9.consent.decision"])]
 async fn consent_form_needs_its_own_csrf(ctx: &mut Ctx) -> Outcome {
     ctx.step("an application is registered; alice and mallory sign in");
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;

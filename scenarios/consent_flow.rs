@@ -219,7 +219,7 @@ pub async fn pasted_token_reply(ctx: &mut Ctx, login: &str) -> Step<ToolReply> {
 /// whose verifier hashes to the challenge, before any native request; the
 /// parked call ends with the same result as the same person's pasted token;
 /// a second call in the session needs no new consent and no new token POST.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.adapter.park", "S9.adapter.state", "S9.adapter.redirect-uri", "S9.adapter.delivery", "S9.callback.exchange", "S9.authorize.session", "S9.consent.page", "S9.consent.redirect", "S9.register"])]
 async fn parked_call_resumes_after_consent(ctx: &mut Ctx) -> Outcome {
     let reference = pasted_token_reply(ctx, CONSENTER).await?;
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
@@ -294,7 +294,7 @@ async fn parked_call_resumes_after_consent(ctx: &mut Ctx) -> Outcome {
 /// POST whose verifier hashes to the challenge. Another session of the same
 /// adapter gets its own URL — another state and another challenge — and
 /// the first session's token does not serve it.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.adapter.delivery", "S9.adapter.state"])]
 async fn auth_required_then_retry_after_consent(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (no elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::None).await?;
@@ -351,7 +351,7 @@ async fn auth_required_then_retry_after_consent(ctx: &mut Ctx) -> Outcome {
 /// as its bearer serves the call with that bearer at once — lab-bot reads
 /// the grant alice prepared for it, which only its agent may — with no
 /// elicitation (nothing minted) and no token POST.
-#[scenario(Consent, parity)]
+#[scenario(Consent, parity, clauses = ["S9.adapter.precedence"])]
 async fn request_bearer_wins_over_consent(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human(CONSENTER)?;
     ctx.step("alice prepares a grant for lab-bot");

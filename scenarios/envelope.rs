@@ -60,7 +60,7 @@ async fn evidence(ctx: &Ctx, grant: &GrantRef) -> Step<Option<EnvelopeEvidence>>
 /// Without an envelope — the field left empty, or not sent at all — the
 /// grant's `repository_grant` is `null` natively and through the adapter,
 /// and the grant works exactly as before: confirm, approve, submit 201.
-#[scenario(Envelope, parity)]
+#[scenario(Envelope, parity, clauses = ["S8.absent"])]
 async fn no_envelope_is_null(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -113,7 +113,7 @@ async fn no_envelope_is_null(ctx: &mut Ctx) -> Outcome {
 /// another order (and other member order and whitespace) give the same
 /// digest; other paths or bounds give another one; `max` 32 and `min` =
 /// `max` are accepted.
-#[scenario(Envelope, parity)]
+#[scenario(Envelope, parity, clauses = ["S8.grammar", "S8.digest", "S8.digest.order", "S8.evidence", "S8.counts"])]
 async fn envelope_evidence_and_digest(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -194,7 +194,7 @@ fn other_count(envelope: &Value) -> i64 {
 /// but a submission is 409 natively and `conflict` through the adapter, no
 /// Issue is created, neither key reads back (404), and the grant can still
 /// be withdrawn.
-#[scenario(Envelope, parity)]
+#[scenario(Envelope, parity, clauses = ["S8.fail-closed"])]
 async fn enveloped_grant_fails_closed(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -266,7 +266,7 @@ async fn enveloped_grant_fails_closed(ctx: &mut Ctx) -> Outcome {
 /// log nor the adapter's; the grant shows only `{digest, path_count}`.
 /// (The admin's page may show it; the marker is then registered as a secret,
 /// so the report scan proves the report holds it nowhere either.)
-#[scenario(Envelope)]
+#[scenario(Envelope, clauses = ["S8.no-patterns", "S8.evidence"])]
 async fn envelope_patterns_never_exposed(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");

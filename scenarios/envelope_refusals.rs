@@ -101,7 +101,7 @@ fn invalid_envelopes() -> Vec<(&'static str, String)> {
 /// version `1`; `publish: true`; unknown and missing members at both
 /// levels; not an object) — is a 422 page, and no grant is created (the
 /// agent's grant total is read through the API after each).
-#[scenario(Envelope, parity)]
+#[scenario(Envelope, parity, clauses = ["S8.invalid", "S8.grammar", "S8.version", "S8.paths", "S8.paths.refused", "S8.paths.git", "S8.counts", "S8.publish"])]
 async fn invalid_envelopes_refused(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -138,7 +138,7 @@ async fn invalid_envelopes_refused(ctx: &mut Ctx) -> Outcome {
 /// confirm or submit with a `repository_grant` member is 422 natively and
 /// `invalid_input` through the adapter with zero upstream requests (counted
 /// at the fault proxy), and the grant still has no envelope.
-#[scenario(Envelope, parity)]
+#[scenario(Envelope, parity, clauses = ["S8.never-synthesised", "S8.immutable", "S3.submit.body", "S3.confirm.body"])]
 async fn envelope_never_synthesised(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");

@@ -105,7 +105,7 @@ fn object(members: &[(&str, String)], sep: &str) -> String {
 /// and still one Issue; the same key with the title in another Unicode
 /// normal form is 409, and `1.0` for `proposal_version` is 422, both
 /// writing nothing.
-#[scenario(ExactReplay, parity)]
+#[scenario(ExactReplay, parity, clauses = ["S10.decoded", "S10.text-exact", "S10.numbers"])]
 async fn exact_replay_decoded_json(ctx: &mut Ctx) -> Outcome {
     let bot = ctx.bot(LAB_BOT).await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: decoded JSON").await?;
@@ -183,7 +183,7 @@ async fn exact_replay_decoded_json(ctx: &mut Ctx) -> Outcome {
 /// still answers 200 with the stored receipt (through the adapter and
 /// natively) and leaves alice's edit in place, while a replay carrying
 /// alice's edited text under the same key is 409 and writes nothing.
-#[scenario(ExactReplay, parity, extensions = ["issue-edit"])]
+#[scenario(ExactReplay, parity, extensions = ["issue-edit"], clauses = ["S10.stored-input"])]
 async fn exact_replay_after_human_edit(ctx: &mut Ctx) -> Outcome {
     let bot = ctx.bot(LAB_BOT).await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: human edit").await?;
@@ -257,7 +257,7 @@ async fn exact_replay_after_human_edit(ctx: &mut Ctx) -> Outcome {
 /// `unauthenticated` through an adapter holding that token, and writes
 /// nothing; with a new token the identical replay answers 200 with the same
 /// receipt again.
-#[scenario(ExactReplay, parity, extensions = ["token-delete"])]
+#[scenario(ExactReplay, parity, extensions = ["token-delete"], clauses = ["S10.blocked", "S10.restored"])]
 async fn exact_replay_token_deleted(ctx: &mut Ctx) -> Outcome {
     ctx.step("lab-bot gets a token of its own for this work");
     let token = ctx.mint_bot_token(LAB_BOT).await?;

@@ -22,7 +22,7 @@ pub fn scenarios() -> Vec<Scenario> {
 /// identical replay is 404 natively and `not_found` through the adapter and
 /// writes nothing; once it is a collaborator again, the identical replay
 /// answers 200 with the same receipt.
-#[scenario(ExactReplay, parity)]
+#[scenario(ExactReplay, parity, clauses = ["S10.blocked", "S10.restored"])]
 async fn exact_replay_access_lost_and_restored(ctx: &mut Ctx) -> Outcome {
     let bot = ctx.bot(LAB_BOT).await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: lost access").await?;
@@ -72,7 +72,7 @@ async fn exact_replay_access_lost_and_restored(ctx: &mut Ctx) -> Outcome {
 /// a retry under the same key with changed text is 409 (`conflict`) and
 /// writes nothing — one Issue, and the readback and the Issue keep the
 /// original text — while the identical retry answers 200 with the receipt.
-#[scenario(ExactReplay, parity)]
+#[scenario(ExactReplay, parity, clauses = ["S10.uncertain-retry", "S6.uncertain"])]
 async fn exact_replay_after_lost_response(ctx: &mut Ctx) -> Outcome {
     let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: lost response").await?;
@@ -158,7 +158,7 @@ async fn exact_replay_after_lost_response(ctx: &mut Ctx) -> Outcome {
 /// refused as unknown (`invalid_input` naming it), and a submit without any
 /// key is refused naming `request_key`; none of them reaches the Core (zero
 /// POSTs at the proxy), so the adapter never makes a key up.
-#[scenario(ExactReplay, parity)]
+#[scenario(ExactReplay, parity, clauses = ["S6.inputs.no-invented-key", "S6.inputs.unknown"])]
 async fn exact_replay_key_is_the_callers(ctx: &mut Ctx) -> Outcome {
     let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: the caller's key").await?;

@@ -79,3 +79,43 @@ pub fn catalogue() -> Vec<Scenario> {
     ];
     families.concat()
 }
+
+#[cfg(test)]
+mod tests {
+    use grantgate_engine::clauses::{self, Cover};
+
+    /// Every clause a scenario names is a clause of the spec, and every
+    /// clause of the spec covered by scenarios has at least one: a rule
+    /// without a scenario must say in the spec why (`— not observable by a
+    /// gate: …`, `— every trial: …`, `— a freedom of the Core: …`).
+    #[test]
+    fn every_clause_of_the_spec_has_a_scenario_or_a_reason() {
+        let catalogue = super::catalogue();
+        let mut unknown = Vec::new();
+        for s in &catalogue {
+            assert!(
+                !s.clauses.is_empty(),
+                "{} names no clause of docs/spec.md",
+                s.id
+            );
+            unknown.extend(
+                (s.clauses.iter())
+                    .filter(|c| clauses::find(c).is_none())
+                    .map(|c| format!("{} names {c}", s.id)),
+            );
+        }
+        assert!(
+            unknown.is_empty(),
+            "clauses not in docs/spec.md: {unknown:#?}"
+        );
+        let uncovered: Vec<&str> = (clauses::all().iter())
+            .filter(|c| c.cover == Cover::Scenarios)
+            .filter(|c| !catalogue.iter().any(|s| s.clauses.contains(&c.id.as_str())))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert!(
+            uncovered.is_empty(),
+            "clauses of docs/spec.md no scenario verifies (add one, or say in the spec why none can): {uncovered:?}"
+        );
+    }
+}

@@ -29,7 +29,7 @@ pub(crate) const BODY: &str = "Observed 3 failures in 20 runs.\r\n\r\nSteps:\r\n
 /// exact proposal triple and submitted through the adapter, creates exactly
 /// one Issue whose full body, poster and grant marker read back identically
 /// through the adapter, the native API and the HTML page.
-#[scenario(Lifecycle, parity)]
+#[scenario(Lifecycle, parity, clauses = ["S3.route.get", "S3.route.confirm", "S3.route.submit", "S3.route.readback", "S3.submit.issue", "S3.submission.members", "S3.receipt.review-state", "S1.issue.marker", "S2.grant.members", "S2.digest", "S2.text.whole", "S4.issue-page", "S4.page.text", "S6.tools.grant", "S6.results.shape", "S5.setup.issue-read"])]
 async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
 
@@ -274,7 +274,7 @@ async fn expect_state(ctx: &Ctx, what: &str, grant: &GrantRef, state: &str, rev:
 /// grant's (whose digest the harness recomputes) answers 409 natively — the
 /// adapter refuses the first two itself and the digest with conflict — and
 /// changes nothing, while the exact triple confirms.
-#[scenario(Lifecycle, parity)]
+#[scenario(Lifecycle, parity, clauses = ["S3.confirm.triple", "S3.confirm.body", "S2.digest"])]
 async fn confirm_changed_triple_conflict(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = prepared(ctx).await?;
     let native = ctx.native(LAB_BOT)?;
@@ -325,7 +325,7 @@ async fn confirm_changed_triple_conflict(ctx: &mut Ctx) -> Outcome {
 
 /// A second confirmation, identical to the first, answers 409 through the
 /// adapter and natively and changes nothing, before and after approval.
-#[scenario(Lifecycle, parity)]
+#[scenario(Lifecycle, parity, clauses = ["S3.confirm.state"])]
 async fn confirm_twice_conflict(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = prepared(ctx).await?;
     let alice = ctx.human("alice")?;

@@ -130,7 +130,7 @@ pub(crate) fn expect_exactly(ctx: &Ctx, what: &str, read: &[i64], expected: &[i6
 /// 31 pending grants for one bot read as 30 + 1 through the adapter
 /// (has_more false at the end) and natively, where X-Total-Count and Link
 /// agree with the pages, ids ascend, and every grant appears exactly once.
-#[scenario(Pagination, parity)]
+#[scenario(Pagination, parity, clauses = ["S3.route.list", "S3.list.page", "S3.list.order", "S3.list.headers", "S3.list.link-list", "S3.list.no-user-scope", "S6.list", "S6.list.continuation"])]
 async fn list_31_pending_30_plus_1(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 31).await?;
     let bot = ctx.bot(LAB_BOT).await?;
@@ -167,7 +167,7 @@ async fn list_31_pending_30_plus_1(ctx: &mut Ctx) -> Outcome {
 /// Asked for 100 grants of 51, the Core clamps the page to 50 and its Link
 /// still leads to the one left, with totals that agree; the adapter reads
 /// the same 51 as 30 + 21.
-#[scenario(Pagination, parity)]
+#[scenario(Pagination, parity, clauses = ["S3.list.clamp", "S3.list.headers", "S3.list.link-list", "S6.list.continuation"])]
 async fn list_clamped_width_continues(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 51).await?;
 
@@ -221,7 +221,7 @@ async fn list_clamped_width_continues(ctx: &mut Ctx) -> Outcome {
 /// every non-revoked state; all: every state), revoked grants only under
 /// revoked and all, and an unknown state is 400 natively and invalid_input at
 /// the adapter.
-#[scenario(Pagination, parity)]
+#[scenario(Pagination, parity, clauses = ["S3.list.state", "S6.inputs.strict"])]
 async fn list_state_filters(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares six grants for lab-bot and one for other-bot");

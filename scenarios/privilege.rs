@@ -50,7 +50,7 @@ fn variable_names(environ: &[u8]) -> Vec<String> {
 /// and arguments (read from /proc) hold its own token in `AWG_TOKEN` and
 /// nothing else secret: no setup token, admin password, `CORE_SECRET_KEY`,
 /// other bot's token or `CORE_*` variable.
-#[scenario(Privilege, parity)]
+#[scenario(Privilege, parity, clauses = ["S5.privilege"])]
 async fn adapter_process_holds_only_its_own_token(ctx: &mut Ctx) -> Outcome {
     ctx.step("lab-bot's and other-bot's adapters start side by side");
     let bots = [ctx.bot(LAB_BOT).await?, ctx.bot(OTHER_BOT).await?];
@@ -203,7 +203,7 @@ fn proxy_host(proxy: &FaultProxy) -> String {
 /// Every request lab-bot's adapter sends through a whole grant flow carries
 /// lab-bot's own token, only as `Authorization: token …` to the Core origin,
 /// and never the setup credential, another bot's token or any other secret.
-#[scenario(Privilege, parity)]
+#[scenario(Privilege, parity, clauses = ["S5.privilege", "S6.fixed-origin", "S6.credentials.no-browser", "S1.token.forms"])]
 async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in; lab-bot's adapter goes through the proxy, other-bot's runs too");
@@ -250,7 +250,7 @@ async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcome {
 /// acts for the MCP caller's bearer: lab-bot reads and confirms its grant,
 /// and every request reaching the Core carries lab-bot's token, never
 /// other-bot's.
-#[scenario(Privilege, parity)]
+#[scenario(Privilege, parity, clauses = ["S6.credentials.bearer-wins", "S6.transports"])]
 async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice prepares a grant for lab-bot");

@@ -28,7 +28,7 @@ pub fn scenarios() -> Vec<Scenario> {
 /// A `_csrf` issued to another session — the same human's second browser or
 /// an anonymous one — is refused with 400 as a form field and as
 /// `X-Csrf-Token`, and changes nothing.
-#[scenario(Browser, parity)]
+#[scenario(Browser, parity, clauses = ["S4.csrf.refused", "S4.csrf.header"])]
 async fn csrf_foreign_refused(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     let elsewhere = ctx.second_browser("alice")?;
@@ -119,7 +119,7 @@ async fn csrf_foreign_refused(ctx: &mut Ctx) -> Outcome {
 /// form field and as `X-Csrf-Token`, and changes nothing, while a fresh form
 /// of the same session still works (relies on refcore's `CORE_CSRF_TTL_SECS`
 /// launch extension, set to 3 s).
-#[scenario(Browser, parity, core_env = [("CORE_CSRF_TTL_SECS", "3")])]
+#[scenario(Browser, parity, core_env = [("CORE_CSRF_TTL_SECS", "3")], clauses = ["S4.csrf.refused", "S4.csrf.header"])]
 async fn csrf_expired_refused(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -171,7 +171,7 @@ async fn csrf_expired_refused(ctx: &mut Ctx) -> Outcome {
 /// An approve or withdraw form whose `state_revision` is stale is refused
 /// with a 409 page saying the grant changed, and changes nothing, even when
 /// the action is still allowed in the grant's current state.
-#[scenario(Browser, parity)]
+#[scenario(Browser, parity, clauses = ["S4.stale", "S2.revision"])]
 async fn stale_revision_refused(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     let elsewhere = ctx.second_browser("alice")?;
@@ -248,7 +248,7 @@ fn expect_stale(ctx: &Ctx, what: &str, page: &Page) -> Step<()> {
 /// A bot — even one with admin rights on the repository — cannot sign in
 /// through the login form, and its token or password in an `Authorization`
 /// header never opens a grant page or approves or withdraws a grant.
-#[scenario(Browser, parity)]
+#[scenario(Browser, parity, clauses = ["S1.bots-no-browser", "S4.no-bot-credential"])]
 async fn bot_token_cannot_drive_browser(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and makes lab-bot an admin of alice/lab, so only the surface stops it");

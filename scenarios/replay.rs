@@ -91,7 +91,7 @@ async fn expect_nothing_written(
 /// The same request key with the same triple, title and body answers 200
 /// with the stored receipt, through the adapter and natively, and the
 /// repository still holds one Issue.
-#[scenario(Replay, parity)]
+#[scenario(Replay, parity, clauses = ["S3.replay.identical"])]
 async fn replay_same_payload_one_issue(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = active(ctx, "replay task").await?;
 
@@ -151,7 +151,7 @@ async fn changed_payload(ctx: &mut Ctx, variants: &[(&str, NewIssue)]) -> Outcom
 /// The same request key with a changed title (even by one trailing space or
 /// a letter's case) answers 409 and writes nothing: one Issue, the stored
 /// receipt and title.
-#[scenario(Replay, parity)]
+#[scenario(Replay, parity, clauses = ["S3.replay.conflict", "S10.text-exact"])]
 async fn replay_changed_title_conflict(ctx: &mut Ctx) -> Outcome {
     changed_payload(
         ctx,
@@ -173,7 +173,7 @@ async fn replay_changed_title_conflict(ctx: &mut Ctx) -> Outcome {
 /// The same request key with a changed body (CRLF made LF, a trailing space,
 /// other text, empty) answers 409 and writes nothing: one Issue, the stored
 /// receipt and body.
-#[scenario(Replay, parity)]
+#[scenario(Replay, parity, clauses = ["S3.replay.conflict", "S10.text-exact"])]
 async fn replay_changed_body_conflict(ctx: &mut Ctx) -> Outcome {
     changed_payload(
         ctx,
@@ -196,7 +196,7 @@ async fn replay_changed_body_conflict(ctx: &mut Ctx) -> Outcome {
 /// The same request key with a changed proposal schema, version or digest
 /// answers 409 natively (the adapter refuses the first two itself, the
 /// digest with conflict) and writes nothing.
-#[scenario(Replay, parity)]
+#[scenario(Replay, parity, clauses = ["S3.replay.conflict", "S3.submit.triple"])]
 async fn replay_changed_triple_conflict(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = active(ctx, "replay task").await?;
     ctx.step("lab-bot submits an Issue");
@@ -239,7 +239,7 @@ async fn replay_changed_triple_conflict(ctx: &mut Ctx) -> Outcome {
 
 /// Two submissions with distinct request keys and identical title and body
 /// create two distinct Issues, each read back under its own key.
-#[scenario(Replay, parity)]
+#[scenario(Replay, parity, clauses = ["S3.replay.scope", "S3.submit.request-key"])]
 async fn replay_distinct_keys_distinct_issues(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = active(ctx, "replay task").await?;
 
@@ -269,7 +269,7 @@ async fn replay_distinct_keys_distinct_issues(ctx: &mut Ctx) -> Outcome {
 /// The same request key used in a second grant is a new submission there: a
 /// second Issue bound to that grant, while each grant's key still reads back
 /// and replays its own Issue.
-#[scenario(Replay, parity)]
+#[scenario(Replay, parity, clauses = ["S3.replay.scope"])]
 async fn replay_key_scoped_to_grant(ctx: &mut Ctx) -> Outcome {
     let (bot, first_grant, first_proposal) = active(ctx, "first task").await?;
     let alice = ctx.human("alice")?;

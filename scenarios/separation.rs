@@ -20,7 +20,7 @@ pub fn scenarios() -> Vec<Scenario> {
 /// Issues a bot opens through `create_issue` or the native Issue API carry
 /// `agent_work_grant: null` and no grant marker on their page, even while
 /// that bot holds an active grant on the repository.
-#[scenario(Boundaries, parity)]
+#[scenario(Boundaries, parity, clauses = ["S1.issue.marker-core-only", "S5.setup.issues", "S6.tools.public"])]
 async fn ordinary_issue_is_unattributed(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     alice.login().await?;
@@ -130,7 +130,7 @@ async fn ordinary_issue_is_unattributed(ctx: &mut Ctx) -> Outcome {
 /// submissions apart — the same request key in each creates two Issues,
 /// each read back under its own grant — and withdrawing one leaves the other
 /// active and usable.
-#[scenario(Boundaries, parity)]
+#[scenario(Boundaries, parity, clauses = ["S3.replay.scope", "S4.withdraw"])]
 async fn independent_grants_do_not_interfere(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     alice.login().await?;

@@ -129,7 +129,7 @@ fn cookie_header(cookies: &[SetCookie]) -> String {
 
 /// The session cookie the login answer sets — the one that signs a browser
 /// in, whatever its name — carries `HttpOnly` and `SameSite=Lax`.
-#[scenario(Sessions, parity)]
+#[scenario(Sessions, parity, clauses = ["S4.session.cookie"])]
 async fn session_cookie_httponly_lax(ctx: &mut Ctx) -> Outcome {
     ctx.step("alice logs in; the cookies her login answer sets are read");
     let (cookies, status) = login_session_cookies(ctx).await?;
@@ -162,7 +162,7 @@ async fn session_cookie_httponly_lax(ctx: &mut Ctx) -> Outcome {
 /// After `POST /user/logout` the session is over on the server: the old
 /// session cookie, sent again, opens no grant page (list, new, grant) and
 /// the approve, withdraw and prepare forms posted with it change nothing.
-#[scenario(Sessions, parity)]
+#[scenario(Sessions, parity, clauses = ["S4.logout"])]
 async fn logout_ends_the_session(ctx: &mut Ctx) -> Outcome {
     ctx.step("alice logs in; her session cookie is kept");
     let (cookies, _) = login_session_cookies(ctx).await?;
@@ -246,7 +246,7 @@ async fn logout_ends_the_session(ctx: &mut Ctx) -> Outcome {
 /// each wrong one (made-up token or Bearer, the bot's token with one
 /// character changed, Basic with a wrong password or an unknown login), and
 /// nothing changes; the bot's own token then works.
-#[scenario(Sessions, parity)]
+#[scenario(Sessions, parity, clauses = ["S3.statuses", "S3.error-body", "S1.token.forms", "S3.no-redirect"])]
 async fn missing_or_wrong_token_is_401(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");

@@ -34,7 +34,7 @@ struct Tomb {
 /// and the native API says `issue_deleted` with the historical Issue id,
 /// index and URL unchanged, an identical replay returns that tombstone with
 /// 200 and creates nothing, and a changed replay with the spent key is 409.
-#[scenario(Tombstones, parity)]
+#[scenario(Tombstones, parity, clauses = ["S3.receipt.status", "S3.receipt.historical", "S3.receipt.tombstone-key", "S5.setup.issue-delete"])]
 async fn deleted_issue_leaves_a_tombstone(ctx: &mut Ctx) -> Outcome {
     let t = submitted(ctx).await?;
     let index = t.receipt.issue.index;
@@ -95,7 +95,7 @@ async fn deleted_issue_leaves_a_tombstone(ctx: &mut Ctx) -> Outcome {
 /// through the adapter and the native API says `issue_binding_changed` with
 /// the historical receipt unchanged, an identical replay returns it with 200
 /// and creates nothing, and a changed replay with the spent key is 409.
-#[scenario(Tombstones, parity)]
+#[scenario(Tombstones, parity, clauses = ["S3.receipt.status", "S3.receipt.historical", "S5.setup.issue-move"])]
 async fn moved_issue_changes_its_binding(ctx: &mut Ctx) -> Outcome {
     let t = submitted(ctx).await?;
 

@@ -140,7 +140,7 @@ async fn expect_accepted_whole(
 /// (multi-byte characters counted as characters) are 422 natively and
 /// `unprocessable` through the adapter, with nothing written; a title of
 /// exactly 255 such characters is accepted and read back whole.
-#[scenario(Sessions, parity)]
+#[scenario(Sessions, parity, clauses = ["S3.submit.title"])]
 async fn title_limits(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -186,7 +186,7 @@ async fn title_limits(ctx: &mut Ctx) -> Outcome {
 /// A body of 262,145 bytes is 422 natively and `unprocessable` through the
 /// adapter, with nothing written; a body of exactly 262,144 bytes of
 /// multi-byte text is accepted and read back whole.
-#[scenario(Sessions, parity)]
+#[scenario(Sessions, parity, clauses = ["S3.submit.size"])]
 async fn body_limits(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");

@@ -20,7 +20,7 @@ const TASK: &str = "Sort the backlog";
 /// revoked for good: confirm and submit get 409 natively and `conflict`
 /// through the adapter, nothing is written, the page offers no form, and the
 /// list shows it only under `revoked` and `all`.
-#[scenario(Withdrawal, parity)]
+#[scenario(Withdrawal, parity, clauses = ["S4.withdraw", "S3.withdrawn", "S2.states", "S3.list.state"])]
 async fn withdrawn_while_awaiting_agent(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     alice.login().await?;
@@ -36,7 +36,7 @@ async fn withdrawn_while_awaiting_agent(ctx: &mut Ctx) -> Outcome {
 /// before approval, is revoked for good: confirm and submit get 409, nothing
 /// is written, the page offers no form, and the list shows it only under
 /// `revoked` and `all`.
-#[scenario(Withdrawal, parity)]
+#[scenario(Withdrawal, parity, clauses = ["S4.withdraw", "S3.withdrawn", "S2.states"])]
 async fn withdrawn_while_awaiting_human(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     alice.login().await?;
@@ -59,7 +59,7 @@ async fn withdrawn_while_awaiting_human(ctx: &mut Ctx) -> Outcome {
 /// submissions and replays with 409 and writes nothing, while the earlier
 /// submission still reads back with 200 and the same receipt, and the list
 /// shows the grant only under `revoked` and `all`.
-#[scenario(Withdrawal, parity)]
+#[scenario(Withdrawal, parity, clauses = ["S4.withdraw", "S3.withdrawn", "S3.submit.active"])]
 async fn withdrawn_while_active(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     alice.login().await?;

@@ -108,6 +108,11 @@ mod catalogue {
         AdapterAssumesFullPages,
         /// The HTTP transport serves a request whatever its `Origin`.
         AdapterIgnoresOrigin,
+        /// The HTTP transport takes MCP request bodies of any size.
+        AdapterNoBodyLimit,
+        /// Only the newest revision with an `initialize` is served: a
+        /// 2025-06-18 client is answered with 2025-11-25.
+        AdapterDropsOldRevisions,
         /// The callback stores the token for every session and wakes every parked call.
         ConsentStateUnbound,
         /// A spent state stays valid: a replayed callback exchanges again.
@@ -131,7 +136,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 21] = [
+    pub const ALL: [(Fault, &str); 23] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -158,6 +163,11 @@ mod catalogue {
         ),
         (Fault::AdapterAssumesFullPages, "adapter-assumes-full-pages"),
         (Fault::AdapterIgnoresOrigin, "adapter-ignores-origin"),
+        (Fault::AdapterNoBodyLimit, "adapter-no-body-limit"),
+        (
+            Fault::AdapterDropsOldRevisions,
+            "adapter-drops-old-revisions",
+        ),
         (Fault::ConsentStateUnbound, "consent-state-unbound"),
         (Fault::ConsentStateReusable, "consent-state-reusable"),
         (

@@ -46,7 +46,10 @@ pub fn app(server: AdapterServer, guard: Guard, shutdown: CancellationToken) -> 
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .disable_allowed_origins()
-        .with_max_request_body_bytes(MAX_REQUEST_BODY)
+        .with_max_request_body_bytes(match fault!(AdapterNoBodyLimit) {
+            true => 64 * MAX_REQUEST_BODY,
+            false => MAX_REQUEST_BODY,
+        })
         .with_cancellation_token(shutdown);
     let service = StreamableHttpService::new(
         move || Ok(server.for_session()),
@@ -110,7 +113,7 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_REQUEST_BODY as u64) {
+    if declared.is_some_and(|n| n > MAX_REQUEST_BODY as u64) && !fault!(AdapterNoBodyLimit) {
         tracing::warn!(declared, "refused an MCP request body over 1 MiB");
         return refuse(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -6,6 +6,7 @@
 //! service puts the HTTP request's [`http::request::Parts`] into the request
 //! context; a `Bearer` token found there wins over the process credential.
 
+use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler, ServiceExt,
     model::{
         CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-        PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+        PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
     },
     service::RequestContext,
 };
@@ -147,6 +148,14 @@ impl ServerHandler for AdapterServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("awg-mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        const NEWEST_ONLY: &[ProtocolVersion] = &[ProtocolVersion::V_2025_11_25];
+        match fault!(AdapterDropsOldRevisions) {
+            true => Cow::Borrowed(NEWEST_ONLY),
+            false => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+        }
     }
 
     async fn list_tools(

@@ -56,6 +56,10 @@ struct ListArgs {
     /// `text` (by family, with claims) or `json` (one object per scenario).
     #[arg(long, value_enum, default_value = "text")]
     format: ListFormat,
+    /// Instead: every clause of `docs/spec.md` with the scenarios that
+    /// verify it (or why none does).
+    #[arg(long)]
+    clauses: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -327,6 +331,10 @@ fn list(args: ListArgs) -> ExitCode {
                 && selected.iter().filter(|t| t.scenario.id == s.id).count() == backends.len()
         })
         .collect();
+    if args.clauses {
+        print!("{}", grantgate_engine::clauses::listing(&catalogue));
+        return ExitCode::SUCCESS;
+    }
     if let ListFormat::Json = args.format {
         let items: Vec<serde_json::Value> = catalogue
             .iter()
@@ -350,6 +358,7 @@ fn list(args: ListArgs) -> ExitCode {
                     "parity": s.parity,
                     "core_env": s.core_env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>(),
                     "extensions": s.extensions,
+                    "clauses": s.clauses,
                 }))
             })
             .collect();

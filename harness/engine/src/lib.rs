@@ -33,6 +33,7 @@
 pub mod actors;
 pub mod binaries;
 pub mod child;
+pub mod clauses;
 pub mod config;
 pub mod core_api;
 pub mod ctx;

@@ -227,4 +227,3 @@ mod tests {
         assert_eq!(html_depth(&"<div>".repeat(100_000)), 100_000);
     }
 }
-

@@ -43,6 +43,7 @@ fn expand(
     let mut fixture = quote!("lab");
     let mut core_env = quote!(&[]);
     let mut extensions = quote!(&[]);
+    let mut clauses = quote!(&[]);
     for meta in args {
         match &meta {
             Meta::Path(p) if p.is_ident("parity") => parity = true,
@@ -60,10 +61,14 @@ fn expand(
                 let v = &nv.value;
                 extensions = quote!(&#v);
             }
+            Meta::NameValue(nv) if nv.path.is_ident("clauses") => {
+                let v = &nv.value;
+                clauses = quote!(&#v);
+            }
             _ => {
                 return Err(syn::Error::new_spanned(
                     meta,
-                    "expected a family, `parity`, `pristine`, `fixture = \"..\"`, `core_env = [..]` or `extensions = [..]`",
+                    "expected a family, `parity`, `pristine`, `fixture = \"..\"`, `core_env = [..]`, `extensions = [..]` or `clauses = [..]`",
                 ));
             }
         }
@@ -102,6 +107,7 @@ fn expand(
                 fixture: #fixture,
                 core_env: #core_env,
                 extensions: #extensions,
+                clauses: #clauses,
                 pristine: #pristine,
                 parity: #parity,
                 run: |ctx| ::std::boxed::Box::pin(#name(ctx)),

@@ -454,6 +454,20 @@ impl Bot {
     /// web page would send it, with `origin` as its `Origin` header (none:
     /// as MCP clients send it); recorded like any HTTP exchange.
     pub async fn initialize_from(&self, origin: Option<&str>) -> Step<super::http::Answer> {
+        let origin: Vec<(&str, &str)> = origin.map(|o| ("Origin", o)).into_iter().collect();
+        self.post_mcp(&origin, initialize("2025-06-18", "grantgate-page"))
+            .await
+    }
+
+    /// A JSON-RPC message POSTed by hand to the adapter's endpoint with
+    /// `headers`, outside the MCP client of this bot (for the transport's
+    /// own rules: `Origin`, body size, protocol revisions); recorded like
+    /// any HTTP exchange.
+    pub async fn post_mcp(
+        &self,
+        headers: &[(&str, &str)],
+        body: Value,
+    ) -> Step<super::http::Answer> {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -461,17 +475,13 @@ impl Bot {
         let mut request = client
             .post(&self.inner.mcp_url)
             .header("Accept", "application/json, text/event-stream")
-            .json(
-                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "grantgate-page", "version": "1"}}}),
-            );
-        if let Some(origin) = origin {
-            request = request.header("Origin", origin);
+            .json(&body);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
         let request = request
             .build()
-            .map_err(|e| Abort::errored(format!("initialize request: {e}")))?;
+            .map_err(|e| Abort::errored(format!("MCP request: {e}")))?;
         super::http::exchange(&client, &self.inner.journal, &self.inner.login, request).await
     }
 
@@ -631,4 +641,29 @@ fn merge(args: &mut Value, body: Value) {
     if let (Some(args), Value::Object(body)) = (args.as_object_mut(), body) {
         args.extend(body);
     }
+}
+
+/// An MCP `initialize` request for protocol revision `version` from a
+/// client named `name`.
+pub fn initialize(version: &str, name: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": name, "version": "1"}}})
+}
+
+/// The JSON-RPC message of an answer of the Streamable HTTP transport: the
+/// body itself (`application/json`), or the first `data:` event holding a
+/// JSON object (`text/event-stream`).
+pub fn rpc_message(answer: &super::http::Answer) -> Option<Value> {
+    let body = answer.text().ok()?;
+    if let Ok(value) = serde_json::from_str::<Value>(body) {
+        return Some(value);
+    }
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .find_map(|d| {
+            serde_json::from_str::<Value>(d.trim())
+                .ok()
+                .filter(Value::is_object)
+        })
 }

@@ -12,6 +12,8 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
     let gate = report.gate();
     value["banner"] = gate.banner().into();
     value["gate"] = serde_json::to_value(gate).expect("a gate serialises");
+    value["coverage"] =
+        serde_json::to_value(super::coverage::coverage(report)).expect("coverage serialises");
     let text = serde_json::to_string(&value).expect("JSON values serialise") + "\n";
     secrets.redact(&text)
 }

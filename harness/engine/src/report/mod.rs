@@ -5,6 +5,7 @@
 //! Layout of `reports/<run-id>/`: `junit.xml`, `report.json`, `index.html`,
 //! `manifest.json`.
 
+pub mod coverage;
 pub mod diff;
 pub mod html;
 pub mod invocation;

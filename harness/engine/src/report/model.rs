@@ -101,6 +101,9 @@ pub struct ScenarioResult {
     pub family: String,
     /// The one-sentence claim the scenario proves.
     pub claim: String,
+    /// The ids of the clauses of `docs/spec.md` its scenario verifies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clauses: Vec<String>,
     /// Passed, failed or errored, with the reason.
     pub verdict: Verdict,
     /// Wall time of the whole scenario, stack included, in milliseconds.
@@ -210,6 +213,7 @@ pub(crate) mod tests {
             backend: backend.into(),
             family: "lifecycle".into(),
             claim: "A grant goes the whole way.".into(),
+            clauses: vec!["S3.route.submit".into()],
             verdict,
             duration_ms: 1200,
             stack_startup_ms: Some(300),

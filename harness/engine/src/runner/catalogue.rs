@@ -28,6 +28,8 @@ pub struct Scenario {
     /// `repo-visibility`); a Core that does not declare one gets *not
     /// applicable*.
     pub extensions: &'static [&'static str],
+    /// The clauses of `docs/spec.md` it verifies, by id (`S3.list.order`).
+    pub clauses: &'static [&'static str],
     /// Whether it needs a pristine Core (first start, fixtures made through
     /// the setup API in the trial) instead of a copy of the fixture snapshot.
     pub pristine: bool,
@@ -144,6 +146,7 @@ mod tests {
             fixture: "lab",
             core_env: &[],
             extensions: &[],
+            clauses: &[],
             pristine: false,
             parity: true,
             run: |_| Box::pin(async { Ok(()) }),

@@ -156,6 +156,7 @@ mod tests {
                 ("CORE_CSRF_TTL_SECS", "3"),
             ],
             extensions: &["issue-edit"],
+            clauses: &[],
             pristine: false,
             parity: false,
             run: |_| Box::pin(async { Ok(()) }),

@@ -108,6 +108,7 @@ mod tests {
             fixture: "lab",
             core_env: &[],
             extensions: &[],
+            clauses: &[],
             pristine: false,
             parity: true,
             run: |_| Box::pin(async { Ok(()) }),

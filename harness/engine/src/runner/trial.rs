@@ -55,6 +55,12 @@ impl Engine {
             backend: trial.backend.name().to_owned(),
             family: trial.scenario.family.label().to_owned(),
             claim: trial.scenario.claim.to_owned(),
+            clauses: trial
+                .scenario
+                .clauses
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
             verdict: Verdict::Passed,
             duration_ms: 0,
             stack_startup_ms: None,

@@ -70,6 +70,7 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
     timeline::family_durations(&mut h, report, &families);
     environment(&mut h, report);
     matrix(&mut h, report, &families);
+    coverage(&mut h, report);
     let shared = shared::SharedSteps::find(report);
     shared.render(&mut h);
     trials(&mut h, report, &families, &shared);
@@ -334,6 +335,49 @@ fn matrix_rows(h: &mut String, report: &RunReport, backends: &[&str], scenarios:
         }
         h.push_str("</tr>");
     }
+}
+
+/// Contract coverage: a row per clause of the spec, with its verdict and
+/// the trials that verify it.
+fn coverage(h: &mut String, report: &RunReport) {
+    use crate::clauses::Cover;
+    let all = super::coverage::coverage(report);
+    let count = |v: &str| all.iter().filter(|c| c.verdict == v).count();
+    let _ = write!(
+        h,
+        "<h2 id=\"coverage\">Contract coverage</h2><p>{n} clauses of <code>docs/spec.md</code>: \
+         {p} passed, {f} failed, {r} not run in this run, {o} covered otherwise.</p>\
+         <details><summary>Every clause</summary><div class=\"wide\"><table>\
+         <tr><th>clause</th><th>verdict</th><th>trials or reason</th></tr>",
+        n = all.len(),
+        p = count("passed"),
+        f = count("failed"),
+        r = count("not run"),
+        o = count("n/a"),
+    );
+    for c in &all {
+        let class = match c.verdict {
+            "passed" => "passed",
+            "failed" => "failed",
+            _ => "na",
+        };
+        let detail = match &c.cover {
+            Cover::Scenarios => (c.trials.iter())
+                .map(|(name, v)| format!("<a href=\"#{}\">{}</a> {v}", anchor(name), esc(name)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Cover::EveryTrial(why) => format!("every trial: {}", esc(why)),
+            Cover::Freedom(why) => format!("a freedom of the Core: {}", esc(why)),
+            Cover::NotObservable(why) => format!("not observable by a gate: {}", esc(why)),
+        };
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td class=\"{class}\">{}</td><td>{detail}</td></tr>",
+            esc(&c.id),
+            c.verdict
+        );
+    }
+    h.push_str("</table></div></details>");
 }
 
 /// The CSS class of a verdict (one word: `not applicable` is `na`).
