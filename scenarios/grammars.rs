@@ -460,24 +460,30 @@ async fn digest_grammar(ctx: &mut Ctx) -> Outcome {
 const I64_MAX: &str = "9223372036854775807";
 const I64_OVER: &str = "9223372036854775808";
 
-/// Invalid query numbers (`page`, `limit`: integers ≥ 1): 0, negative, past
-/// i64, fractions, exponents, words, hex.
-const BAD_NUMBERS: [&str; 9] = [
+/// Query numbers that are no page or limit (spec §3: `page` ≥ 1, `limit`
+/// ≥ 1, a page number): 0, negative, a fraction, a word. (Past i64, `1.0`
+/// or `1e3` the spec does not settle for a query, so they are left out.)
+const BAD_QUERY_NUMBERS: [&str; 5] = ["0", "-1", "-9223372036854775808", "1.5", "abc"];
+
+/// Grant ids in a path that name no grant (spec §1: a positive i64): also
+/// past i64, exponents, hex and signs.
+const BAD_IDS: [&str; 10] = [
     "0",
     "-1",
     "-9223372036854775808",
     I64_OVER,
     "1.5",
-    "1.0",
     "1e3",
     "abc",
     "0x10",
+    "+",
+    "1 ",
 ];
 
 /// The grammars of numbers and states (spec §3 List, ids; §6 `page`,
 /// `state`, ids): on the native list, `page` and `limit` of 1, 2, 50, 51
-/// and i64::MAX answer 200 and each invalid number (0, negative, past i64,
-/// fraction, exponent, word, hex) 400 or 422 (a malformed query or an
+/// and i64::MAX answer 200 and each invalid number (0, negative, a
+/// fraction, a word) 400 or 422 (a malformed query or an
 /// invalid value); each `state` name and `all` answer 200 with only grants
 /// of that state, any other spelling 400 or 422. A grant id in a path that
 /// is not a positive i64 is never served (400, 404 or 422 on get, confirm,
@@ -504,7 +510,7 @@ async fn number_grammar(ctx: &mut Ctx) -> Outcome {
             let ok = answer.status == 200 && answer.grants().is_ok();
             list.check(&format!("{name}={n}"), ok, answer.status.to_string());
         }
-        for n in BAD_NUMBERS {
+        for n in BAD_QUERY_NUMBERS {
             let answer = native
                 .list_grants(&format!("{name}={}", segment(n)))
                 .await?;
@@ -536,7 +542,6 @@ async fn number_grammar(ctx: &mut Ctx) -> Outcome {
         "pending",
         "awaiting-agent",
         "active%20",
-        "active,revoked",
         "1",
     ] {
         let answer = native.list_grants(&format!("state={name}")).await?;
@@ -569,7 +574,7 @@ async fn number_grammar(ctx: &mut Ctx) -> Outcome {
         ),
     ];
     for (route, method, tail, body) in &routes {
-        for id in BAD_NUMBERS.iter().chain(&["+", "1 "]) {
+        for id in BAD_IDS {
             let path = format!("{}{tail}", with_id(id));
             let answer = native.call(method, &path, body.as_ref()).await?;
             ids.status(&format!("{route} {id}"), &answer, &[400, 404, 422]);

@@ -235,10 +235,13 @@ mod catalogue {
         /// A list's `page` or `limit` that is not a positive integer counts
         /// as absent (the default), as Forgejo's form helpers read it.
         ListNumbersLenient,
+        /// Preparing stores the task and summary trimmed of surrounding
+        /// whitespace.
+        GrantTextTrimmed,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 70] = [
+    pub const ALL: [(Fault, &str); 71] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -363,6 +366,7 @@ mod catalogue {
         (Fault::BlankTitleSpacesOnly, "blank-title-spaces-only"),
         (Fault::DigestCaseFolded, "digest-case-folded"),
         (Fault::ListNumbersLenient, "list-numbers-lenient"),
+        (Fault::GrantTextTrimmed, "grant-text-trimmed"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();
