@@ -16,7 +16,12 @@ use crate::flows::{self, LAB, LAB_BOT, Watch};
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
-    vec![request_key_grammar(), digest_grammar(), number_grammar()]
+    vec![
+        request_key_grammar(),
+        digest_grammar(),
+        number_grammar(),
+        segment_grammar(),
+    ]
 }
 
 /// One grammar on one surface: every case's answer, and those that are not
@@ -644,6 +649,108 @@ async fn number_grammar(ctx: &mut Ctx) -> Outcome {
     ctx.step("nothing was written");
     watch
         .expect_unchanged(ctx, "after every number", &before)
+        .await?;
+    ctx.observe("cases", &cases);
+    Ok(())
+}
+
+/// `text` with every `%XX` decoded (other bytes as they are), as a server
+/// reads one path segment.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+            Some(b) if bytes[i] == b'%' => {
+                out.push(b);
+                i += 3;
+            }
+            _ => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `owner` and `repo` values that are one path segment only when escaped:
+/// encoded dots, an encoded slash, the query and fragment marks, a space,
+/// a backslash (which URL parsers may read as `/`), a percent sign.
+const SEGMENTS: [&str; 8] = [
+    "%2e%2e", "%2E.", "a%2Fb", "a?b", "a#b", "a b", "a\\b", "100%",
+];
+
+/// The `owner`/`repo` grammar through the adapter (spec §6: single path
+/// segments): each value that is one segment only when escaped, in
+/// `owner` and in `repo` of the grant tools, is either refused as
+/// `invalid_input` naming the field with no request reaching the Core, or
+/// sent as exactly that one segment (the path the Core receives decodes
+/// back to the value) and answered `not_found`. Nothing is written.
+#[scenario(Grammars, parity)]
+async fn segment_grammar(ctx: &mut Ctx) -> Outcome {
+    let (bot, grant, proposal) = proxied_active_grant(ctx, "Segments").await?;
+    let issue = NewIssue::new("Segments", "segments");
+    let watch = Watch::new(LAB_BOT, LAB)
+        .grant(&grant)
+        .key(&grant, &issue.request_key);
+    let before = watch.take(ctx).await?;
+    let proxy = ctx.proxy().await?;
+    let mut table = Table::new("owner and repo", "adapter grant tools");
+    ctx.step("lab-bot names the repository by segments that need escaping");
+    for (tool, base) in [
+        ("get_agent_work_grant", core_api::grant_args(&grant)),
+        ("submit_agent_work_proposal", {
+            let mut args = core_api::grant_args(&grant);
+            if let (Some(args), Value::Object(body)) = (
+                args.as_object_mut(),
+                core_api::submit_body(&proposal, &issue),
+            ) {
+                args.extend(body);
+            }
+            args
+        }),
+    ] {
+        for (field, at) in [("owner", 4), ("repo", 5)] {
+            for value in SEGMENTS {
+                let case = format!("{tool}: {field} {value:?}");
+                let seen = proxy.captured().len();
+                let mut args = base.clone();
+                args[field] = json!(value);
+                let reply = bot.call(tool, args).await?;
+                let sent: Vec<String> = proxy.captured()[seen..]
+                    .iter()
+                    .map(|r| r.path_and_query.clone())
+                    .collect();
+                let refused = reply.error_code() == Some("invalid_input")
+                    && reply.error_field() == Some(field)
+                    && sent.is_empty();
+                // Forwarded: one request, the value as its own segment.
+                let path = |p: &String| p.split('?').next().unwrap_or_default().to_owned();
+                let one_segment = sent.len() == 1
+                    && path(&sent[0])
+                        .split('/')
+                        .nth(at)
+                        .map(percent_decoded)
+                        .as_deref()
+                        == Some(value)
+                    && reply.error_code() == Some("not_found");
+                let got = match reply.error_code() {
+                    Some("invalid_input") if refused => "invalid_input".to_owned(),
+                    code => format!("{} via {sent:?}", code.unwrap_or("success")),
+                };
+                table.check(&case, refused || one_segment, got);
+            }
+        }
+    }
+    let cases = table.finish(ctx)?;
+    ctx.step("nothing was written");
+    watch
+        .expect_unchanged(ctx, "after every segment", &before)
         .await?;
     ctx.observe("cases", &cases);
     Ok(())
