@@ -110,6 +110,16 @@ impl Table {
     }
 }
 
+/// Sends independent native requests at once (the Core serves them in any
+/// order) and returns their answers in the order given: a table of many
+/// cases then costs about as long as its slowest request.
+pub(crate) async fn at_once<F>(calls: impl IntoIterator<Item = F>) -> Step<Vec<Answer>>
+where
+    F: Future<Output = Step<Answer>>,
+{
+    join_all(calls).await.into_iter().collect()
+}
+
 /// `text` as one URL path segment: every byte but RFC 3986's unreserved
 /// ones percent-encoded, so a key holding `/`, `?`, a space or a newline
 /// reaches the Core as exactly that segment.
@@ -292,14 +302,24 @@ async fn request_key_grammar(ctx: &mut Ctx) -> Outcome {
     ));
     let mut native_submit = Table::new("invalid request keys", "native submit");
     let mut native_readback = Table::new("invalid request keys", "native readback");
-    for (case, key) in &invalid {
+    let (native, grant, proposal) = (&native, &grant, &proposal);
+    let submits = at_once(invalid.iter().map(|(case, key)| async move {
         let issue = NewIssue::new("Invalid key", case).with_key(key);
-        let answer = native.submit(&grant, &proposal, &issue).await?;
-        native_submit.status(case, &answer, &[422]);
-        if !key.is_empty() {
-            let answer = native.submission(&grant, &segment(key)).await?;
-            native_readback.status(case, &answer, &[400, 404, 422]);
-        }
+        native.submit(grant, proposal, &issue).await
+    }))
+    .await?;
+    let spelled: Vec<_> = invalid.iter().filter(|(_, key)| !key.is_empty()).collect();
+    let readbacks = at_once(
+        spelled
+            .iter()
+            .map(|(_, key)| async move { native.submission(grant, &segment(key)).await }),
+    )
+    .await?;
+    for ((case, _), answer) in invalid.iter().zip(&submits) {
+        native_submit.status(case, answer, &[422]);
+    }
+    for ((case, _), answer) in spelled.iter().zip(&readbacks) {
+        native_readback.status(case, answer, &[400, 404, 422]);
     }
     let proxy = ctx.proxy().await?;
     let upstream = proxy.requests().len();
@@ -307,9 +327,9 @@ async fn request_key_grammar(ctx: &mut Ctx) -> Outcome {
     let mut adapter_readback = Table::new("invalid request keys", "adapter readback");
     for (case, key) in &invalid {
         let issue = NewIssue::new("Invalid key", case).with_key(key);
-        let reply = bot.submit(&grant, &proposal, &issue).await?;
+        let reply = bot.submit(grant, proposal, &issue).await?;
         adapter_submit.tool_error(case, &reply, "invalid_input", Some("request_key"));
-        let reply = bot.submission(&grant, key).await?;
+        let reply = bot.submission(grant, key).await?;
         adapter_readback.tool_error(case, &reply, "invalid_input", Some("request_key"));
     }
     ctx.expect_eq(
@@ -418,16 +438,24 @@ async fn digest_grammar(ctx: &mut Ctx) -> Outcome {
         let mut adapter = Table::new("proposal digests", &format!("adapter {route}"));
         let proxy = ctx.proxy().await?;
         let upstream = proxy.requests().len();
-        for (case, digest) in &invalid {
-            let issue = NewIssue::new("Digest", case);
-            let (answer, reply) = if route == "confirm" {
-                let answer = native.confirm(&grant, &with(digest)).await?;
-                (answer, bot.confirm(&grant, &with(digest)).await?)
+        let (native, grant, with) = (&native, &grant, &with);
+        let answers = at_once(invalid.iter().map(|(case, digest)| async move {
+            if route == "confirm" {
+                native.confirm(grant, &with(digest)).await
             } else {
-                let answer = native.submit(&grant, &with(digest), &issue).await?;
-                (answer, bot.submit(&grant, &with(digest), &issue).await?)
+                let issue = NewIssue::new("Digest", case);
+                native.submit(grant, &with(digest), &issue).await
+            }
+        }))
+        .await?;
+        for ((case, digest), answer) in invalid.iter().zip(&answers) {
+            natively.status(case, answer, &[409, 422]);
+            let reply = if route == "confirm" {
+                bot.confirm(grant, &with(digest)).await?
+            } else {
+                let issue = NewIssue::new("Digest", case);
+                bot.submit(grant, &with(digest), &issue).await?
             };
-            natively.status(case, &answer, &[409, 422]);
             adapter.tool_error(case, &reply, "invalid_input", Some("proposal_digest"));
         }
         ctx.expect_eq(
@@ -436,10 +464,10 @@ async fn digest_grammar(ctx: &mut Ctx) -> Outcome {
             upstream,
         )?;
         let answer = if route == "confirm" {
-            native.confirm(&grant, &with(&other)).await?
+            native.confirm(grant, &with(&other)).await?
         } else {
             let issue = NewIssue::new("Digest", "another digest");
-            native.submit(&grant, &with(&other), &issue).await?
+            native.submit(grant, &with(&other), &issue).await?
         };
         natively.status("another well-formed digest", &answer, &[409]);
         cases += natively.finish(ctx)? + adapter.finish(ctx)?;
@@ -509,37 +537,25 @@ async fn number_grammar(ctx: &mut Ctx) -> Outcome {
 
     ctx.step("lab-bot lists with every page, limit and state");
     let mut list = Table::new("page, limit and state", "native list");
+    // (query, the state every listed grant has, or `None` for a refusal).
+    let mut queries: Vec<(String, Option<&str>)> = Vec::new();
     for name in ["page", "limit"] {
         for n in ["1", "2", "50", "51", I64_MAX] {
-            let answer = native.list_grants(&format!("{name}={n}")).await?;
-            let ok = answer.status == 200 && answer.grants().is_ok();
-            list.check(&format!("{name}={n}"), ok, answer.status.to_string());
+            queries.push((format!("{name}={n}"), Some("all")));
         }
         for n in BAD_QUERY_NUMBERS {
-            let answer = native
-                .list_grants(&format!("{name}={}", segment(n)))
-                .await?;
-            list.status(&format!("{name}={n}"), &answer, &[400, 422]);
+            queries.push((format!("{name}={}", segment(n)), None));
         }
     }
-    for name in [
+    let states = [
         state::AWAITING_AGENT,
         state::AWAITING_HUMAN,
         state::ACTIVE,
         state::REVOKED,
         "all",
-    ] {
-        let answer = native.list_grants(&format!("state={name}")).await?;
-        let states: Vec<String> = answer
-            .grants()
-            .map(|g| g.into_iter().map(|g| g.state).collect())
-            .unwrap_or_default();
-        let ok = answer.status == 200 && states.iter().all(|s| name == "all" || s == name);
-        list.check(
-            &format!("state={name}"),
-            ok,
-            format!("{} {states:?}", answer.status),
-        );
+    ];
+    for name in states {
+        queries.push((format!("state={name}"), Some(name)));
     }
     for name in [
         "ACTIVE",
@@ -549,8 +565,23 @@ async fn number_grammar(ctx: &mut Ctx) -> Outcome {
         "active%20",
         "1",
     ] {
-        let answer = native.list_grants(&format!("state={name}")).await?;
-        list.status(&format!("state={name}"), &answer, &[400, 422]);
+        queries.push((format!("state={name}"), None));
+    }
+    let native = &native;
+    let answers = at_once(queries.iter().map(|(query, _)| native.list_grants(query))).await?;
+    for ((query, listed), answer) in queries.iter().zip(&answers) {
+        let Some(listed) = listed else {
+            list.status(query, answer, &[400, 422]);
+            continue;
+        };
+        let states: Vec<String> = answer
+            .grants()
+            .map(|g| g.into_iter().map(|g| g.state).collect())
+            .unwrap_or_default();
+        let ok = answer.status == 200
+            && answer.grants().is_ok()
+            && states.iter().all(|s| *listed == "all" || s == listed);
+        list.check(query, ok, format!("{} {states:?}", answer.status));
     }
     cases += list.finish(ctx)?;
 
@@ -578,20 +609,22 @@ async fn number_grammar(ctx: &mut Ctx) -> Outcome {
             None,
         ),
     ];
-    for (route, method, tail, body) in &routes {
-        for id in BAD_IDS {
-            let path = format!("{}{tail}", with_id(id));
-            let answer = native.call(method, &path, body.as_ref()).await?;
-            ids.status(&format!("{route} {id}"), &answer, &[400, 404, 422]);
-        }
-        let answer = native
-            .call(
-                method,
-                &format!("{}{tail}", with_id(I64_MAX)),
-                body.as_ref(),
-            )
-            .await?;
-        ids.status(&format!("{route} {I64_MAX}"), &answer, &[404]);
+    let calls: Vec<_> = routes
+        .iter()
+        .flat_map(|route| BAD_IDS.iter().chain(&[I64_MAX]).map(move |id| (route, *id)))
+        .collect();
+    let answers = at_once(calls.iter().map(|((_, method, tail, body), id)| {
+        let path = format!("{}{tail}", with_id(id));
+        async move { native.call(method, &path, body.as_ref()).await }
+    }))
+    .await?;
+    for (((route, ..), id), answer) in calls.iter().zip(&answers) {
+        let allowed: &[u16] = if *id == I64_MAX {
+            &[404]
+        } else {
+            &[400, 404, 422]
+        };
+        ids.status(&format!("{route} {id}"), answer, allowed);
     }
     cases += ids.finish(ctx)?;
 
