@@ -30,6 +30,8 @@ pub mod envelope_refusals;
 pub mod exact_replay;
 pub mod exact_replay_access;
 pub mod flows;
+pub mod grammars;
+pub mod grammars_text;
 pub mod lifecycle;
 pub mod pagination;
 pub mod privilege;
@@ -76,6 +78,8 @@ pub fn catalogue() -> Vec<Scenario> {
         consent_callbacks::scenarios(),
         consent_core_rules::scenarios(),
         consent_authority::scenarios(),
+        grammars::scenarios(),
+        grammars_text::scenarios(),
     ];
     families.concat()
 }

@@ -94,6 +94,9 @@ mod catalogue {
         AdapterEchoesUpstreamBody,
         /// IDs and `page` given as decimal strings are accepted.
         AdapterAcceptsStringIds,
+        /// `owner` and `repo` need only be free of `/` and not `.` or
+        /// `..`, and go into the URL path unescaped.
+        AdapterSegmentsUnescaped,
         /// A missing `request_key` is replaced by a fresh UUIDv4.
         AdapterInventsRequestKey,
         /// Over HTTP the process credential wins over the request's bearer.
@@ -136,7 +139,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 23] = [
+    pub const ALL: [(Fault, &str); 24] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -144,6 +147,10 @@ mod catalogue {
             "adapter-echoes-upstream-body",
         ),
         (Fault::AdapterAcceptsStringIds, "adapter-accepts-string-ids"),
+        (
+            Fault::AdapterSegmentsUnescaped,
+            "adapter-segments-unescaped",
+        ),
         (
             Fault::AdapterInventsRequestKey,
             "adapter-invents-request-key",

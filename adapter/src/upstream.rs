@@ -169,7 +169,11 @@ impl Upstream {
                 "unvalidated path segment reached the upstream client"
             );
             path.push('/');
-            path.extend(utf8_percent_encode(segment, UNRESERVED));
+            if fault!(AdapterSegmentsUnescaped) {
+                path.push_str(segment);
+            } else {
+                path.extend(utf8_percent_encode(segment, UNRESERVED));
+            }
         }
         let mut url = self.origin.url().clone();
         url.set_path(&path);

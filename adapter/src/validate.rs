@@ -91,9 +91,10 @@ impl<'a> Args<'a> {
         let text = string(name, self.required(name)?)?;
         let ok = !matches!(text, "." | "..")
             && (1..=100).contains(&text.len())
-            && text
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+            && (fault!(AdapterSegmentsUnescaped) && !text.contains('/')
+                || text
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')));
         if !ok {
             return Err(ToolError::invalid(
                 name,

@@ -185,6 +185,7 @@ impl Params {
             None => Ok(None),
             Some(raw) => match raw.parse::<i64>() {
                 Ok(n) if n >= 1 && raw.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(n)),
+                _ if fault!(ListNumbersLenient) => Ok(None),
                 _ => Err(AppError::bad_request(format!(
                     "{name} must be a positive integer"
                 ))),

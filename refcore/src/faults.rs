@@ -222,10 +222,26 @@ mod catalogue {
         OauthLoginOpenRedirect,
         /// Adding a collaborator skips the `write:repository` scope check.
         CollaboratorScopeUnchecked,
+        /// Grants and receipts show their timestamps as SQL text
+        /// (`2026-01-01 10:00:00`, no `T`, no offset), not RFC 3339.
+        TimestampsNotRfc3339,
+        /// A request key may be any UUID: any version and variant, any case.
+        RequestKeyLenient,
+        /// A title is blank only when it is empty or spaces: tabs and
+        /// newlines alone pass.
+        BlankTitleSpacesOnly,
+        /// Confirm and submit compare the digest without regard to case.
+        DigestCaseFolded,
+        /// A list's `page` or `limit` that is not a positive integer counts
+        /// as absent (the default), as Forgejo's form helpers read it.
+        ListNumbersLenient,
+        /// Preparing stores the task and summary trimmed of surrounding
+        /// whitespace.
+        GrantTextTrimmed,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 65] = [
+    pub const ALL: [(Fault, &str); 71] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -345,6 +361,12 @@ mod catalogue {
             Fault::CollaboratorScopeUnchecked,
             "collaborator-scope-unchecked",
         ),
+        (Fault::TimestampsNotRfc3339, "timestamps-not-rfc3339"),
+        (Fault::RequestKeyLenient, "request-key-lenient"),
+        (Fault::BlankTitleSpacesOnly, "blank-title-spaces-only"),
+        (Fault::DigestCaseFolded, "digest-case-folded"),
+        (Fault::ListNumbersLenient, "list-numbers-lenient"),
+        (Fault::GrantTextTrimmed, "grant-text-trimmed"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

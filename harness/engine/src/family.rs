@@ -45,6 +45,9 @@ pub enum Family {
     Envelope,
     /// §7.16 / §9 delegated consent.
     Consent,
+    /// Every grammar of the contract (§2, §3, §6), generated valid and
+    /// invalid classes on every surface that accepts the value.
+    Grammars,
 }
 
 impl Family {
@@ -71,6 +74,7 @@ impl Family {
             Family::ExactReplay => "16 exact replay",
             Family::Envelope => "17 authority envelope",
             Family::Consent => "18 delegated consent",
+            Family::Grammars => "19 grammars",
         }
     }
 }

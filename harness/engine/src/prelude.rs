@@ -32,13 +32,15 @@ pub use crate::stack::Backend;
 pub use crate::views::{
     EnvelopeEvidence, ErrorBody, Grant, GrantListPage, GrantMarker, GrantRef, Issue, IssueRef,
     NewIssue, Proposal, Receipt, RepoRef, Repository, Submitted, UserRef, envelope_digest,
-    expected_digest, state,
+    expected_digest, rfc3339, state,
 };
 pub use crate::vocab::{Abort, Outcome, Step};
 /// Runs several futures at once and waits for all (concurrency scenarios).
 pub use futures::future::join_all;
 pub use grantgate_macros::scenario;
 pub use serde_json::{Value, json};
+/// A timestamp, as [`rfc3339`] reads it.
+pub use time::OffsetDateTime;
 /// Waits without blocking the runtime (e.g. to let a token age past its lifetime).
 pub use tokio::time::sleep;
 /// An absolute URL (consent URLs, callbacks).

@@ -34,6 +34,13 @@ pub fn read<T: DeserializeOwned>(what: &str, value: &Value) -> Step<T> {
     })
 }
 
+/// A timestamp member (spec §2, §3 "RFC 3339"), parsed strictly by RFC
+/// 3339's grammar (`T`, seconds, an offset or `Z`); `None` for anything
+/// else, `xyzzy` and SQL's `2026-01-01 10:00:00` included.
+pub fn rfc3339(text: &str) -> Option<time::OffsetDateTime> {
+    time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
+}
+
 /// `{id, login}` of a user as grants and receipts name them.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct UserRef {

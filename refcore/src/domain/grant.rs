@@ -102,7 +102,12 @@ pub struct Triple {
 impl Triple {
     /// 409 unless the triple is exactly the grant's proposal.
     pub fn check_against(&self, grant_digest: &str) -> Result<(), AppError> {
-        if self.schema == SCHEMA && self.version == VERSION && self.digest == grant_digest {
+        let digest_matches = if fault!(DigestCaseFolded) {
+            self.digest.eq_ignore_ascii_case(grant_digest)
+        } else {
+            self.digest == grant_digest
+        };
+        if self.schema == SCHEMA && self.version == VERSION && digest_matches {
             Ok(())
         } else {
             Err(AppError::conflict(
@@ -250,17 +255,30 @@ impl Grant {
                 version: VERSION,
                 digest: self.digest.clone(),
             },
-            created_at: self.created_at.clone(),
-            updated_at: self.updated_at.clone(),
-            confirmed_at: self.confirmed_at.clone(),
-            approved_at: self.approved_at.clone(),
-            revoked_at: self.revoked_at.clone(),
+            created_at: wire_time(&self.created_at),
+            updated_at: wire_time(&self.updated_at),
+            confirmed_at: self.confirmed_at.as_deref().map(wire_time),
+            approved_at: self.approved_at.as_deref().map(wire_time),
+            revoked_at: self.revoked_at.as_deref().map(wire_time),
             repository_grant: self.envelope.as_ref().map(|e| RepositoryGrantJson {
                 digest: e.digest.clone(),
                 path_count: e.path_count,
                 allowed_paths: fault!(EnvelopePatternsExposed).then(|| e.patterns()),
             }),
         }
+    }
+}
+
+/// A stored RFC 3339 timestamp as the API shows it: unchanged, except
+/// under the `timestamps-not-rfc3339` fault.
+pub fn wire_time(stored: &str) -> String {
+    if fault!(TimestampsNotRfc3339) {
+        stored
+            .replacen('T', " ", 1)
+            .trim_end_matches('Z')
+            .to_owned()
+    } else {
+        stored.to_owned()
     }
 }
 

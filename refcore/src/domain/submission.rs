@@ -99,7 +99,7 @@ impl Submission {
                 repository_id: self.issue_repo_id,
                 html_url: self.issue_html_url.clone(),
             },
-            created_at: self.created_at.clone(),
+            created_at: super::grant::wire_time(&self.created_at),
         }
     }
 }

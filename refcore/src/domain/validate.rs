@@ -30,7 +30,12 @@ pub fn no_nul(field: &str, value: &str) -> Result<(), AppError> {
 /// An Issue title: 1–255 characters, not only whitespace, no NUL.
 pub fn title(value: &str) -> Result<(), AppError> {
     no_nul("title", value)?;
-    if value.trim().is_empty() && !fault!(BlankTitleAccepted) {
+    let blank = if fault!(BlankTitleSpacesOnly) {
+        value.trim_matches(' ').is_empty()
+    } else {
+        value.trim().is_empty()
+    };
+    if blank && !fault!(BlankTitleAccepted) {
         return Err(AppError::invalid("title must not be blank"));
     }
     if value.chars().count() > MAX_TITLE_CHARS && !fault!(TitleLimitOff) {
@@ -82,6 +87,7 @@ pub fn is_request_key(value: &str) -> bool {
     for (i, &b) in bytes.iter().enumerate() {
         let ok = match i {
             8 | 13 | 18 | 23 => b == b'-',
+            _ if fault!(RequestKeyLenient) => b.is_ascii_hexdigit(),
             14 => b == b'4',
             19 => matches!(b, b'8' | b'9' | b'a' | b'b'),
             _ => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),

@@ -90,6 +90,11 @@ pub async fn prepare(
     validate::grant_text("task", task)?;
     validate::grant_text("summary", summary)?;
     validate::no_nul("agent", agent_login)?;
+    let (task, summary) = if fault!(GrantTextTrimmed) {
+        (task.trim(), summary.trim())
+    } else {
+        (task, summary)
+    };
     let envelope = envelope_of(form)?;
     let mut tx = db.begin_write().await?;
     let agent = if validate::is_name(agent_login) {
