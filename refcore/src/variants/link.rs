@@ -19,8 +19,8 @@ pub fn parse(value: &str) -> Vec<(String, String)> {
 
 /// The field lines of `link-extra` for refcore's `value`, on a page whose
 /// own absolute URL is `self_url`: `self` first, then one line per distinct
-/// target (relations joined), last target first, each with its query
-/// parameters reversed and a `title`.
+/// target (relations joined, `last` written `LAST`), last target first,
+/// each with `sort=id` and its query parameters reversed, and a `title`.
 pub fn extra(value: &str, self_url: &str) -> Vec<String> {
     let mut targets: Vec<(String, Vec<String>)> = Vec::new();
     for (url, rel) in parse(value) {
@@ -34,11 +34,21 @@ pub fn extra(value: &str, self_url: &str) -> Vec<String> {
         reverse_query(self_url)
     )];
     for (url, rels) in targets.iter().rev() {
+        let types: Vec<String> = rels
+            .iter()
+            .map(|r| {
+                if r == "last" {
+                    r.to_uppercase()
+                } else {
+                    r.clone()
+                }
+            })
+            .collect();
         lines.push(format!(
             "<{}>; title=\"{}, page\"; rel=\"{}\"",
-            reverse_query(url),
+            reverse_query(&format!("{url}&sort=id")),
             rels.join(" and "),
-            rels.join(" ")
+            types.join(" ")
         ));
     }
     lines
@@ -93,8 +103,8 @@ mod tests {
             extra(link, "http://x/l?page=2&limit=30"),
             vec![
                 "<http://x/l?limit=30&page=2>; rel=\"self\"; type=\"application/json\"",
-                "<http://x/l?limit=30&page=2>; title=\"last, page\"; rel=\"last\"",
-                "<http://x/l?limit=30&page=1>; title=\"prev and first, page\"; rel=\"prev first\"",
+                "<http://x/l?sort=id&limit=30&page=2>; title=\"last, page\"; rel=\"LAST\"",
+                "<http://x/l?sort=id&limit=30&page=1>; title=\"prev and first, page\"; rel=\"prev first\"",
             ]
         );
     }

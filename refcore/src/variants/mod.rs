@@ -131,10 +131,12 @@ mod catalogue {
         /// `Link` over several field lines, with `self`, joined relations
         /// and extra parameters; extra paging headers.
         LinkExtra,
+        /// Cookies besides the session's on pages and the login answer.
+        ExtraCookies,
     }
 
     /// Every variant with its `CORE_VARIANT` name.
-    pub const ALL: [(Variant, &str); 14] = [
+    pub const ALL: [(Variant, &str); 15] = [
         (Variant::Markup, "markup"),
         (Variant::ExtraMembers, "extra-members"),
         (Variant::RewordedErrors, "reworded-errors"),
@@ -149,6 +151,7 @@ mod catalogue {
         (Variant::LoginOk, "login-200"),
         (Variant::StaleWording, "stale-wording"),
         (Variant::LinkExtra, "link-extra"),
+        (Variant::ExtraCookies, "extra-cookies"),
     ];
 
     pub static ACTIVE: OnceLock<Variant> = OnceLock::new();

@@ -29,6 +29,15 @@ pub struct Layer {
     pub app: Router,
 }
 
+/// `extra-cookies`: a cookie that is not the session's, on every page,
+/// neither `HttpOnly` nor `SameSite` (spec §4 speaks of the session cookie
+/// only).
+const LANG_COOKIE: &str = "lang=en-GB; Path=/; Max-Age=31536000";
+
+/// `extra-cookies`: a cookie the login answer clears, as Gitea clears its
+/// `redirect_to`.
+const CLEARED_COOKIE: &str = "redirect_to=; Path=/; Max-Age=0";
+
 /// The middleware: applies the active variant to one exchange.
 pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -> Response {
     let Some(&variant) = ACTIVE.get() else {
@@ -88,6 +97,13 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
                 && status == StatusCode::UNAUTHORIZED =>
         {
             *response.status_mut() = StatusCode::OK;
+        }
+        Variant::ExtraCookies if !is_api => {
+            let headers = response.headers_mut();
+            headers.append(SET_COOKIE, HeaderValue::from_static(LANG_COOKIE));
+            if method == Method::POST && path == "/user/login" {
+                headers.append(SET_COOKIE, HeaderValue::from_static(CLEARED_COOKIE));
+            }
         }
         Variant::LogoutPage if !is_api => {
             return map_body(response, "text/html", flow::logout_link).await;

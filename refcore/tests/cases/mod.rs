@@ -112,6 +112,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(variants::login_200),
         trial!(variants::stale_wording),
         trial!(variants::link_extra),
+        trial!(variants::extra_cookies),
     ]);
     list.into_iter()
         .map(|(name, f)| (name.trim_start_matches("cases::"), f))

@@ -476,7 +476,7 @@ mod with_faults {
             lines.len() == 3
                 && lines[0].contains("rel=\"self\"")
                 && lines.iter().any(|l| l.contains("rel=\"prev first\"")
-                    && l.contains("limit=1&page=1")
+                    && l.contains("sort=id&limit=1&page=1")
                     && l.contains("title=")),
             "Link: {lines:?}"
         );
@@ -485,6 +485,32 @@ mod with_faults {
                 && resp.header("x-page").as_deref() == Some("2"),
             "headers: {:?}",
             resp.headers
+        );
+        Ok(())
+    }
+
+    /// `extra-cookies`: pages set a `lang` cookie that is neither
+    /// `HttpOnly` nor `SameSite`; the login answer also clears one.
+    pub async fn extra_cookies(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "extra-cookies").await?;
+        let b = Browser::new(&w.base);
+        let resp = b
+            .login(&w.owner, &w.owner_password)
+            .await?
+            .expect(303, "login")?;
+        let set: Vec<&str> = resp
+            .headers
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        check!(
+            set.len() == 3
+                && set
+                    .iter()
+                    .any(|c| c.starts_with("lang=") && !c.contains("HttpOnly"))
+                && set.iter().any(|c| c.starts_with("redirect_to=;")),
+            "cookies: {set:?}"
         );
         Ok(())
     }
