@@ -38,11 +38,12 @@ pub fn redirect_302(path: &str, response: &mut Response) {
     }
 }
 
-/// `post-200`: instead of a 303, the page it pointed at, answered at once
-/// with 200 (read from `app`, refcore without variants, as the browser would
-/// after following the redirect). The answer's cookies are kept; a request
-/// that ends the session (logout clears the cookie) reads the page without it.
-pub async fn post_200(app: &Router, cookie: Option<HeaderValue>, response: Response) -> Response {
+/// `post-200` and `signin-in-place`: instead of a 303, the page it pointed
+/// at, answered at once with 200 (read from `app`, refcore without
+/// variants, as the browser would after following the redirect). The
+/// answer's cookies are kept; a request that ends the session (logout clears
+/// the cookie) reads the page without it.
+pub async fn in_place(app: &Router, cookie: Option<HeaderValue>, response: Response) -> Response {
     let location = response
         .headers()
         .get(LOCATION)
@@ -95,6 +96,17 @@ pub fn logout_link(html: &str) -> Option<String> {
     let mut out = html.to_string();
     out.replace_range(start..end, "<a href=\"/user/logout\">Sign out</a>");
     Some(out)
+}
+
+/// `signin-in-place`: whether a response sends a signed-out browser to the
+/// login page.
+pub fn to_login(response: &Response) -> bool {
+    response.status() == StatusCode::SEE_OTHER
+        && response
+            .headers()
+            .get(LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|l| l == "/user/login" || l.starts_with("/user/login?"))
 }
 
 /// `home-dashboard`: where `GET /` sends a signed-in person.

@@ -133,10 +133,12 @@ mod catalogue {
         LinkExtra,
         /// Cookies besides the session's on pages and the login answer.
         ExtraCookies,
+        /// Signed out, a page answers 200 with the login form in place.
+        SigninInPlace,
     }
 
     /// Every variant with its `CORE_VARIANT` name.
-    pub const ALL: [(Variant, &str); 15] = [
+    pub const ALL: [(Variant, &str); 16] = [
         (Variant::Markup, "markup"),
         (Variant::ExtraMembers, "extra-members"),
         (Variant::RewordedErrors, "reworded-errors"),
@@ -152,6 +154,7 @@ mod catalogue {
         (Variant::StaleWording, "stale-wording"),
         (Variant::LinkExtra, "link-extra"),
         (Variant::ExtraCookies, "extra-cookies"),
+        (Variant::SigninInPlace, "signin-in-place"),
     ];
 
     pub static ACTIVE: OnceLock<Variant> = OnceLock::new();

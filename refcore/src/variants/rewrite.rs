@@ -89,7 +89,10 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
     match variant {
         Variant::RedirectFound if open_post => flow::redirect_302(&path, &mut response),
         Variant::Post200 if open_post => {
-            return flow::post_200(&layer.app, cookie, response).await;
+            return flow::in_place(&layer.app, cookie, response).await;
+        }
+        Variant::SigninInPlace if method == Method::GET && !is_api && flow::to_login(&response) => {
+            return flow::in_place(&layer.app, cookie, response).await;
         }
         Variant::LoginOk
             if method == Method::POST

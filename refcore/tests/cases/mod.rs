@@ -113,6 +113,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(variants::stale_wording),
         trial!(variants::link_extra),
         trial!(variants::extra_cookies),
+        trial!(variants::signin_in_place),
     ]);
     list.into_iter()
         .map(|(name, f)| (name.trim_start_matches("cases::"), f))

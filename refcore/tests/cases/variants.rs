@@ -515,6 +515,29 @@ mod with_faults {
         Ok(())
     }
 
+    /// `signin-in-place`: a signed-out browser gets the login form at the
+    /// page's own address with 200, and signing in with it still works.
+    pub async fn signin_in_place(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "signin-in-place").await?;
+        let id = w.prepare("t", "s").await?;
+        let path = format!("{}/{id}", w.pages());
+        let b = Browser::new(&w.base);
+        let page = b.get(&path).await?.expect(200, "signed-out grant page")?;
+        check!(
+            has(
+                &page.text,
+                "form[action=\"/user/login\"] input[name=user_name]"
+            ) && !page.text.contains("awaiting_agent"),
+            "in place: {}",
+            page.text
+        );
+        b.login(&w.owner, &w.owner_password)
+            .await?
+            .expect(303, "login")?;
+        b.get(&path).await?.expect(200, "grant page")?;
+        Ok(())
+    }
+
     /// The consent pages under the variants that touch pages: `markup`
     /// (the consent form found by action and fields, refcore's classes
     /// gone), `absolute-redirects` (the login detour and its way back are
