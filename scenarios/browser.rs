@@ -108,6 +108,14 @@ pub(crate) fn expect_lands_on_grant(
     )
 }
 
+/// Whether `page` asks to sign in (holds the login form): what a Core shows
+/// a signed-out browser is its own (a redirect, or the login form in place
+/// with any status), so a page asking to sign in is never the page asked
+/// for.
+pub(crate) fn asks_sign_in(page: &Page) -> bool {
+    page.form_with_field(fields::USER_NAME).is_ok()
+}
+
 /// Whether a form POST whose answer spec §4 leaves to the Core (approve,
 /// withdraw, logout) was accepted: a 302 or 303 redirect, or no redirect,
 /// ending on a 200 page. Where it leads is the Core's own; what it did is

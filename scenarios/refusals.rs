@@ -10,8 +10,8 @@ use std::time::Duration;
 use grantgate_engine::prelude::*;
 
 use crate::browser::{
-    Unchanged, awaiting_human, csrf_of, expect_accepted, expect_grant, expect_refused, offers,
-    prepare_form,
+    Unchanged, asks_sign_in, awaiting_human, csrf_of, expect_accepted, expect_grant,
+    expect_refused, offers, prepare_form,
 };
 use crate::flows::{LAB, LAB_BOT};
 
@@ -337,7 +337,8 @@ fn expect_not_shown(
 ) -> Step<()> {
     let forms = offers(human, page, grant, Decision::Approve)?
         || offers(human, page, grant, Decision::Withdraw)?;
-    let shown = page.status == 200 && page.url.path() == core_api::grant_page(grant);
+    let shown =
+        page.status == 200 && page.url.path() == core_api::grant_page(grant) && !asks_sign_in(page);
     ctx.expect(
         &format!("{what}: not treated as signed in"),
         !shown && !forms,

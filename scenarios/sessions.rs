@@ -11,7 +11,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::{Unchanged, awaiting_human, expect_accepted, expect_grant, offers};
+use crate::browser::{
+    Unchanged, asks_sign_in, awaiting_human, expect_accepted, expect_grant, offers,
+};
 use crate::flows::{self, LAB, LAB_BOT, Watch};
 
 /// This file's scenarios, in catalogue order (`validation.rs` follows).
@@ -71,9 +73,13 @@ fn get(human: &Human, path: &str) -> Step<Form> {
     Ok(Form::new("GET", human.url(path)?, Vec::new()))
 }
 
-/// Whether `page` is the page at `path` itself, opened without a redirect.
+/// Whether `page` is the page at `path` itself, opened without a redirect
+/// and not asking to sign in.
 fn opened(page: &Page, path: &str) -> bool {
-    page.status == 200 && page.redirects.is_empty() && page.url.path() == path
+    page.status == 200
+        && page.redirects.is_empty()
+        && page.url.path() == path
+        && !asks_sign_in(page)
 }
 
 /// alice logs in and the session cookies of her login answer are found:
