@@ -7,9 +7,8 @@
 //! the pages actually hold. `Link` is read as the RFC allows it to be written
 //! (one field line or several, any order, `rel` quoted or not, several
 //! relations in one `rel`, other relations and parameters ignored) and its
-//! targets are compared by their
-//! path and query values, never as strings. Another bot's grant is always
-//! present, so "for one bot" is checked too.
+//! targets are compared by their path and query values, never as strings.
+//! Another bot's grant is always present, so "for one bot" is checked too.
 
 use std::collections::BTreeMap;
 
