@@ -9,6 +9,7 @@
 
 use grantgate_engine::prelude::*;
 
+use crate::browser::accepted;
 use crate::flows::{self, LAB, LAB_BOT, expect_same_receipt};
 
 /// This family's scenarios, in catalogue order.
@@ -139,7 +140,8 @@ async fn one_key_different_bodies_in_flight(ctx: &mut Ctx) -> Outcome {
 }
 
 /// Two approvals of the same `state_revision`, posted at once from two
-/// sessions of alice, give one 303 and one 409, and one state change:
+/// sessions of alice, give one accepted (a redirect or the resulting page,
+/// spec §4) and one 409, and one state change:
 /// `active` at revision 3.
 #[scenario(Concurrency, parity, clauses = ["S4.stale", "S2.revision"])]
 async fn concurrent_approvals_one_wins(ctx: &mut Ctx) -> Outcome {
@@ -171,12 +173,20 @@ async fn concurrent_approvals_one_wins(ctx: &mut Ctx) -> Outcome {
     let browsers = [&alice, &second];
     let pages = join_all(browsers.iter().zip(&forms).map(|(h, f)| h.submit(f))).await;
     let pages = pages.into_iter().collect::<Step<Vec<Page>>>()?;
-    let mut outcomes: Vec<u16> = pages
+    let mut outcomes: Vec<String> = pages
         .iter()
-        .map(|p| p.first_redirect().map_or(p.status, |(status, _)| status))
+        .map(|p| match (accepted(p), p.first_redirect()) {
+            (true, _) => "accepted".to_owned(),
+            (false, None) => p.status.to_string(),
+            (false, Some((status, _))) => format!("{status} to {}", p.status),
+        })
         .collect();
     outcomes.sort_unstable();
-    ctx.expect_eq("one 303 and one 409", outcomes.clone(), vec![303, 409])?;
+    ctx.expect_eq(
+        "one accepted and one 409",
+        outcomes.clone(),
+        vec!["409".to_owned(), "accepted".to_owned()],
+    )?;
 
     ctx.step("one state change: active at revision 3, approved by alice");
     let read = ctx.native(LAB_BOT)?.get_grant(&grant).await?.grant()?;

@@ -11,7 +11,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::{Unchanged, awaiting_human, expect_grant, expect_lands_on_grant, offers};
+use crate::browser::{
+    Unchanged, asks_sign_in, awaiting_human, expect_accepted, expect_grant, offers,
+};
 use crate::flows::{self, LAB, LAB_BOT, Watch};
 
 /// This file's scenarios, in catalogue order (`validation.rs` follows).
@@ -71,9 +73,13 @@ fn get(human: &Human, path: &str) -> Step<Form> {
     Ok(Form::new("GET", human.url(path)?, Vec::new()))
 }
 
-/// Whether `page` is the page at `path` itself, opened without a redirect.
+/// Whether `page` is the page at `path` itself, opened without a redirect
+/// and not asking to sign in.
 fn opened(page: &Page, path: &str) -> bool {
-    page.status == 200 && page.redirects.is_empty() && page.url.path() == path
+    page.status == 200
+        && page.redirects.is_empty()
+        && page.url.path() == path
+        && !asks_sign_in(page)
 }
 
 /// alice logs in and the session cookies of her login answer are found:
@@ -177,7 +183,10 @@ async fn logout_ends_the_session(ctx: &mut Ctx) -> Outcome {
         .prepare_form(LAB, LAB_BOT, "task after logout", "summary")
         .await?;
     let unchanged = Unchanged::take(ctx, &grant).await?;
-    alice.logout("/").await?;
+    // The Core's own logout form if its home page has one, else the grant
+    // page's `_csrf` posted to /user/logout.
+    let out = alice.logout(&["/", &core_api::grant_page(&grant)]).await?;
+    expect_accepted(ctx, "logging out", &out)?;
     let page = alice.grant_page(&grant).await?;
     ctx.expect(
         "alice's browser no longer opens the grant page",
@@ -236,7 +245,7 @@ async fn logout_ends_the_session(ctx: &mut Ctx) -> Outcome {
     ctx.step("alice logs in again and approves through the form");
     alice.login().await?;
     let approved = alice.approve(&grant).await?;
-    expect_lands_on_grant(ctx, "approving", &approved, &grant)?;
+    expect_accepted(ctx, "approving", &approved)?;
     expect_grant(ctx, "after approving", &grant, state::ACTIVE, 3).await?;
     Ok(())
 }

@@ -21,6 +21,10 @@ use crate::error::VariantError;
 use crate::state::AppState;
 
 #[cfg(feature = "faults")]
+mod flow;
+#[cfg(feature = "faults")]
+mod link;
+#[cfg(feature = "faults")]
 mod markup;
 #[cfg(feature = "faults")]
 mod rewrite;
@@ -76,8 +80,12 @@ pub fn listing() -> Option<String> {
 pub fn wrap(router: Router<AppState>, state: &AppState) -> Router<AppState> {
     #[cfg(feature = "faults")]
     if catalogue::ACTIVE.get().is_some() {
+        let layer = rewrite::Layer {
+            state: state.clone(),
+            app: router.clone().with_state(state.clone()),
+        };
         return router.layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            layer,
             rewrite::rewrite,
         ));
     }
@@ -108,10 +116,29 @@ mod catalogue {
         PrettyJson,
         /// Another session cookie name.
         CookieName,
+        /// Approve, withdraw and logout answer 302 (withdraw to the list).
+        RedirectFound,
+        /// Approve, withdraw and logout answer 200 with the resulting page.
+        Post200,
+        /// No logout form on any page: a link to a confirmation page.
+        LogoutPage,
+        /// `GET /` sends a signed-in person to `/dashboard`.
+        HomeDashboard,
+        /// A failed login answers 200 with the form again.
+        LoginOk,
+        /// A stale-revision page in words without "changed".
+        StaleWording,
+        /// `Link` over several field lines, with `self`, joined relations
+        /// and extra parameters; extra paging headers.
+        LinkExtra,
+        /// Cookies besides the session's on pages and the login answer.
+        ExtraCookies,
+        /// Signed out, a page answers 200 with the login form in place.
+        SigninInPlace,
     }
 
     /// Every variant with its `CORE_VARIANT` name.
-    pub const ALL: [(Variant, &str); 7] = [
+    pub const ALL: [(Variant, &str); 16] = [
         (Variant::Markup, "markup"),
         (Variant::ExtraMembers, "extra-members"),
         (Variant::RewordedErrors, "reworded-errors"),
@@ -119,6 +146,15 @@ mod catalogue {
         (Variant::AbsoluteRedirects, "absolute-redirects"),
         (Variant::PrettyJson, "pretty-json"),
         (Variant::CookieName, "cookie-name"),
+        (Variant::RedirectFound, "redirect-302"),
+        (Variant::Post200, "post-200"),
+        (Variant::LogoutPage, "logout-page"),
+        (Variant::HomeDashboard, "home-dashboard"),
+        (Variant::LoginOk, "login-200"),
+        (Variant::StaleWording, "stale-wording"),
+        (Variant::LinkExtra, "link-extra"),
+        (Variant::ExtraCookies, "extra-cookies"),
+        (Variant::SigninInPlace, "signin-in-place"),
     ];
 
     pub static ACTIVE: OnceLock<Variant> = OnceLock::new();

@@ -2,50 +2,146 @@
 //! application and each response after it, and changes only what the active
 //! variant allows a Core to choose.
 
+use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, COOKIE, LINK, LOCATION, SET_COOKIE};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::catalogue::{ACTIVE, Variant};
-use super::markup;
+use super::{flow, link, markup};
 use crate::state::AppState;
 use crate::web::session::{COOKIE_NAME, Session};
 
 /// The session cookie's name under `cookie-name`.
 pub const VARIANT_COOKIE: &str = "v_sid";
 
+/// What the layer holds: refcore's state, and refcore without the layer,
+/// for the variants that answer with another page than the one asked for.
+#[derive(Clone)]
+pub struct Layer {
+    /// The application's state (sessions, public URL).
+    pub state: AppState,
+    /// The application without variants.
+    pub app: Router,
+}
+
+/// `extra-cookies`: a cookie that is not the session's, on every page,
+/// neither `HttpOnly` nor `SameSite` (spec §4 speaks of the session cookie
+/// only).
+const LANG_COOKIE: &str = "lang=en-GB; Path=/; Max-Age=31536000";
+
+/// `extra-cookies`: a cookie the login answer clears, as Gitea clears its
+/// `redirect_to`.
+const CLEARED_COOKIE: &str = "redirect_to=; Path=/; Max-Age=0";
+
 /// The middleware: applies the active variant to one exchange.
-pub async fn rewrite(State(state): State<AppState>, request: Request, next: Next) -> Response {
+pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -> Response {
     let Some(&variant) = ACTIVE.get() else {
         return next.run(request).await;
     };
+    let state = &layer.state;
     let path = request.uri().path().to_string();
+    let method = request.method().clone();
     let is_api = path.starts_with("/api/");
     let (mut parts, body) = request.into_parts();
     if variant == Variant::CookieName {
         cookie_in(&mut parts.headers);
     }
-    // The nav bar's logout form needs the signed-in session's `_csrf`.
-    let mut logout_csrf = None;
-    if variant == Variant::Markup
-        && !is_api
-        && let Ok(session) = Session::from_request_parts(&mut parts, &state).await
-        && session.user.is_some()
+    let cookie = parts.headers.get(COOKIE).cloned();
+    // The nav bar's logout form, and the logout confirmation page, need the
+    // signed-in session's `_csrf`; the dashboard needs to know who is in.
+    let mut session_csrf = None;
+    let mut login = None;
+    if matches!(
+        variant,
+        Variant::Markup | Variant::LogoutPage | Variant::HomeDashboard
+    ) && !is_api
+        && let Ok(session) = Session::from_request_parts(&mut parts, state).await
+        && let Some(user) = &session.user
     {
-        logout_csrf = Some(session.csrf(&state));
+        session_csrf = Some(session.csrf(state));
+        login = Some(user.login.clone());
     }
+    match variant {
+        Variant::LogoutPage if method == Method::GET && path == "/user/logout" => {
+            return flow::logout_confirmation(session_csrf.as_deref(), login.as_deref());
+        }
+        Variant::HomeDashboard if method == Method::GET && path == "/" && login.is_some() => {
+            return (StatusCode::SEE_OTHER, [(LOCATION, flow::DASHBOARD)]).into_response();
+        }
+        Variant::HomeDashboard if method == Method::GET && path == flow::DASHBOARD => {
+            return flow::dashboard(&layer.app, cookie, login.is_some()).await;
+        }
+        _ => {}
+    }
+    let self_url = format!(
+        "{}{}",
+        state.public_url,
+        parts.uri.path_and_query().map_or("", |p| p.as_str())
+    );
     let mut response = next.run(Request::from_parts(parts, body)).await;
     let status = response.status();
+    let open_post = flow::is_open_form_post(&method, &path);
+    match variant {
+        Variant::RedirectFound if open_post => flow::redirect_302(&path, &mut response),
+        Variant::Post200 if open_post => {
+            return flow::in_place(&layer.app, cookie, response).await;
+        }
+        Variant::SigninInPlace if method == Method::GET && !is_api && flow::to_login(&response) => {
+            return flow::in_place(&layer.app, cookie, response).await;
+        }
+        Variant::LoginOk
+            if method == Method::POST
+                && path == "/user/login"
+                && status == StatusCode::UNAUTHORIZED =>
+        {
+            *response.status_mut() = StatusCode::OK;
+        }
+        Variant::ExtraCookies if !is_api => {
+            let headers = response.headers_mut();
+            headers.append(SET_COOKIE, HeaderValue::from_static(LANG_COOKIE));
+            if method == Method::POST && path == "/user/login" {
+                headers.append(SET_COOKIE, HeaderValue::from_static(CLEARED_COOKIE));
+            }
+        }
+        Variant::LogoutPage if !is_api => {
+            return map_body(response, "text/html", flow::logout_link).await;
+        }
+        Variant::StaleWording if status == StatusCode::CONFLICT => {
+            return map_body(response, "text/html", |html| {
+                Some(markup::reword_error_page(html, &|_| {
+                    flow::STALE_WORDS.to_string()
+                }))
+            })
+            .await;
+        }
+        Variant::LinkExtra => {
+            if let Some(v) = response.headers().get(LINK).and_then(|v| v.to_str().ok()) {
+                let lines = link::extra(v, &self_url);
+                let headers = response.headers_mut();
+                headers.remove(LINK);
+                for line in lines {
+                    if let Ok(v) = HeaderValue::from_str(&line) {
+                        headers.append(LINK, v);
+                    }
+                }
+                let page = response_page(&self_url);
+                headers.insert("x-page", HeaderValue::from(page));
+                headers.insert("x-per-page-max", HeaderValue::from_static("50"));
+            }
+        }
+        _ => {}
+    }
     let headers = response.headers_mut();
     match variant {
         Variant::CookieName => cookie_out(headers),
         Variant::LinkStyle => {
             if let Some(v) = headers.get(LINK).and_then(|v| v.to_str().ok())
-                && let Ok(v) = HeaderValue::from_str(&restyle_link(v))
+                && let Ok(v) = HeaderValue::from_str(&link::restyle(v))
             {
                 headers.insert(LINK, v);
             }
@@ -97,7 +193,7 @@ pub async fn rewrite(State(state): State<AppState>, request: Request, next: Next
                 Some(markup::restyle(
                     html,
                     &state.public_url,
-                    logout_csrf.as_deref(),
+                    session_csrf.as_deref(),
                 ))
             })
             .await;
@@ -105,6 +201,15 @@ pub async fn rewrite(State(state): State<AppState>, request: Request, next: Next
         _ => {}
     }
     response
+}
+
+/// The `page` a list request asked for (1 when it names none).
+fn response_page(url: &str) -> i64 {
+    url.split_once('?')
+        .into_iter()
+        .flat_map(|(_, q)| q.split('&'))
+        .find_map(|pair| pair.strip_prefix("page=")?.parse().ok())
+        .unwrap_or(1)
 }
 
 /// Replaces the body of a `content_type` response by `f(body)`; leaves any
@@ -187,29 +292,6 @@ pub fn pretty_reversed(value: &Value, depth: usize, out: &mut String) {
     }
 }
 
-/// `link-style`: relations in the order last, first, prev, next; `next` and
-/// `prev` as unquoted tokens with no space before `rel` (RFC 8288 allows
-/// both). Parameters other than `rel` do not occur in refcore's `Link`.
-pub fn restyle_link(value: &str) -> String {
-    let links: Vec<(&str, &str)> = value
-        .split(", ")
-        .filter_map(|part| {
-            let (url, params) = part.strip_prefix('<')?.split_once('>')?;
-            let rel = params.trim_start_matches(';').trim().strip_prefix("rel=")?;
-            Some((rel.trim_matches('"'), url))
-        })
-        .collect();
-    ["last", "first", "prev", "next"]
-        .iter()
-        .filter_map(|want| links.iter().find(|(rel, _)| rel == want))
-        .map(|(rel, url)| match *rel {
-            "prev" | "next" => format!("<{url}>;rel={rel}"),
-            _ => format!("<{url}>; rel=\"{rel}\""),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// `reworded-errors`: other words for every error, by status. A 409 page
 /// (the browser's only 409s are grant conflicts) still says the grant
 /// changed; a 422 keeps the rule it broke, which the contract wants named.
@@ -280,17 +362,6 @@ fn cookie_out(headers: &mut HeaderMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn link_is_reordered_with_unquoted_tokens() {
-        let link = "<http://x/l?page=2&limit=30>; rel=\"next\", <http://x/l?page=1&limit=30>; \
-                    rel=\"first\", <http://x/l?page=2&limit=30>; rel=\"last\"";
-        assert_eq!(
-            restyle_link(link),
-            "<http://x/l?page=2&limit=30>; rel=\"last\", <http://x/l?page=1&limit=30>; \
-             rel=\"first\", <http://x/l?page=2&limit=30>;rel=next"
-        );
-    }
 
     #[test]
     fn extra_members_reach_every_object_and_change_none() {

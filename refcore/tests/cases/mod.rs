@@ -106,6 +106,14 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(variants::absolute_redirects),
         trial!(variants::pretty_json),
         trial!(variants::cookie_name),
+        trial!(variants::decision_answers),
+        trial!(variants::logout_page),
+        trial!(variants::home_dashboard),
+        trial!(variants::login_200),
+        trial!(variants::stale_wording),
+        trial!(variants::link_extra),
+        trial!(variants::extra_cookies),
+        trial!(variants::signin_in_place),
     ]);
     list.into_iter()
         .map(|(name, f)| (name.trim_start_matches("cases::"), f))

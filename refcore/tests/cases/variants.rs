@@ -313,6 +313,231 @@ mod with_faults {
         Ok(())
     }
 
+    /// `redirect-302` and `post-200`: approve, withdraw and logout answer
+    /// 302 (withdraw to the list), or 200 with the resulting page and no
+    /// `Location`; the decision is made either way, and a refusal stays 409.
+    pub async fn decision_answers(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "redirect-302").await?;
+        let id = w.prepare("t", "s").await?;
+        w.confirm(id).await?;
+        w.decide(id, "approve").await?.expect(302, "approve")?;
+        check!(w.grant(id).await?["state"] == "active", "not approved");
+        let resp = w.decide(id, "withdraw").await?.expect(302, "withdraw")?;
+        check!(
+            resp.header("location") == Some(w.pages()),
+            "withdraw to {:?}",
+            resp.header("location")
+        );
+        check!(w.grant(id).await?["state"] == "revoked", "not withdrawn");
+
+        let (_core, w) = varied(&env, "post-200").await?;
+        let id = w.prepare("t", "s").await?;
+        let path = format!("{}/{id}", w.pages());
+        let (page, csrf) = w.browser.csrf_from(&path).await?;
+        let old = input_value(&page.text, "state_revision").ok_or("no revision")?;
+        w.confirm(id).await?;
+        let resp = w.decide(id, "approve").await?.expect(200, "approve")?;
+        check!(
+            resp.header("location").is_none() && resp.text.contains(">active<"),
+            "not the grant page: {}",
+            resp.text
+        );
+        check!(w.grant(id).await?["state"] == "active", "not approved");
+        w.browser
+            .post_form(
+                &format!("{path}/withdraw"),
+                &[("_csrf", &csrf), ("state_revision", &old)],
+            )
+            .await?
+            .expect(409, "stale withdraw")?;
+        let resp = w
+            .browser
+            .post_form("/user/logout", &[("_csrf", &csrf)])
+            .await?
+            .expect(200, "logout")?;
+        check!(
+            resp.header("set-cookie").is_some(),
+            "logout kept the cookie"
+        );
+        let after = w.browser.get(&path).await?;
+        check!(after.status != 200, "the grant page opens after logout");
+        Ok(())
+    }
+
+    /// `logout-page`: no page holds a logout form; the home page links to a
+    /// confirmation page whose form signs out.
+    pub async fn logout_page(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "logout-page").await?;
+        let home = w.browser.get("/").await?.expect(200, "home")?;
+        check!(
+            !has(&home.text, "form[action=\"/user/logout\"]")
+                && has(&home.text, "a[href=\"/user/logout\"]"),
+            "home: {}",
+            home.text
+        );
+        let (page, csrf) = w.browser.csrf_from("/user/logout").await?;
+        check!(
+            has(&page.text, "form[method=post][action=\"/user/logout\"]"),
+            "confirmation: {}",
+            page.text
+        );
+        w.browser
+            .post_form("/user/logout", &[("_csrf", &csrf)])
+            .await?
+            .expect(303, "logout")?;
+        Browser::new(&w.base)
+            .get("/user/logout")
+            .await?
+            .expect(303, "signed out")?;
+        Ok(())
+    }
+
+    /// `home-dashboard`: `/` sends a signed-in person to `/dashboard`, which
+    /// says who is signed in; signed out, `/` is the home page.
+    pub async fn home_dashboard(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "home-dashboard").await?;
+        let resp = w.browser.get("/").await?.expect(303, "home")?;
+        check!(
+            resp.header("location").as_deref() == Some("/dashboard"),
+            "to {:?}",
+            resp.header("location")
+        );
+        let page = w
+            .browser
+            .get("/dashboard")
+            .await?
+            .expect(200, "dashboard")?;
+        check!(page.text.contains(&w.owner), "dashboard: {}", page.text);
+        Browser::new(&w.base)
+            .get("/")
+            .await?
+            .expect(200, "anonymous home")?;
+        Ok(())
+    }
+
+    /// `login-200`: a failed login answers 200 with the form again.
+    pub async fn login_200(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "login-200").await?;
+        let resp = Browser::new(&w.base)
+            .login(&w.owner, "not the password")
+            .await?
+            .expect(200, "failed login")?;
+        check!(
+            has(&resp.text, "input[name=user_name]") && resp.header("location").is_none(),
+            "failed login: {}",
+            resp.text
+        );
+        Ok(())
+    }
+
+    /// `stale-wording`: a stale decision's 409 page never says "changed".
+    pub async fn stale_wording(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "stale-wording").await?;
+        let id = w.prepare("t", "s").await?;
+        let path = format!("{}/{id}", w.pages());
+        let (page, csrf) = w.browser.csrf_from(&path).await?;
+        let old = input_value(&page.text, "state_revision").ok_or("no revision")?;
+        w.confirm(id).await?;
+        let stale = w
+            .browser
+            .post_form(
+                &format!("{path}/withdraw"),
+                &[("_csrf", &csrf), ("state_revision", &old)],
+            )
+            .await?
+            .expect(409, "stale withdraw")?;
+        check!(
+            stale.text.contains("modified by someone else") && !stale.text.contains("changed"),
+            "stale page: {}",
+            stale.text
+        );
+        Ok(())
+    }
+
+    /// `link-extra`: one `Link` field line per target, `self` among them,
+    /// relations that share a target joined, and extra paging headers.
+    pub async fn link_extra(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "link-extra").await?;
+        for _ in 0..2 {
+            w.prepare("t", "s").await?;
+        }
+        let resp = w
+            .api
+            .get("/api/v1/agent-work-grants?page=2&limit=1", &w.bot_auth)
+            .await?
+            .expect(200, "list")?;
+        let lines: Vec<&str> = resp
+            .headers
+            .get_all("link")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        check!(
+            lines.len() == 3
+                && lines[0].contains("rel=\"self\"")
+                && lines.iter().any(|l| l.contains("rel=\"prev first\"")
+                    && l.contains("sort=id&limit=1&page=1")
+                    && l.contains("title=")),
+            "Link: {lines:?}"
+        );
+        check!(
+            resp.header("x-total-count").as_deref() == Some("2")
+                && resp.header("x-page").as_deref() == Some("2"),
+            "headers: {:?}",
+            resp.headers
+        );
+        Ok(())
+    }
+
+    /// `extra-cookies`: pages set a `lang` cookie that is neither
+    /// `HttpOnly` nor `SameSite`; the login answer also clears one.
+    pub async fn extra_cookies(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "extra-cookies").await?;
+        let b = Browser::new(&w.base);
+        let resp = b
+            .login(&w.owner, &w.owner_password)
+            .await?
+            .expect(303, "login")?;
+        let set: Vec<&str> = resp
+            .headers
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        check!(
+            set.len() == 3
+                && set
+                    .iter()
+                    .any(|c| c.starts_with("lang=") && !c.contains("HttpOnly"))
+                && set.iter().any(|c| c.starts_with("redirect_to=;")),
+            "cookies: {set:?}"
+        );
+        Ok(())
+    }
+
+    /// `signin-in-place`: a signed-out browser gets the login form at the
+    /// page's own address with 200, and signing in with it still works.
+    pub async fn signin_in_place(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "signin-in-place").await?;
+        let id = w.prepare("t", "s").await?;
+        let path = format!("{}/{id}", w.pages());
+        let b = Browser::new(&w.base);
+        let page = b.get(&path).await?.expect(200, "signed-out grant page")?;
+        check!(
+            has(
+                &page.text,
+                "form[action=\"/user/login\"] input[name=user_name]"
+            ) && !page.text.contains("awaiting_agent"),
+            "in place: {}",
+            page.text
+        );
+        b.login(&w.owner, &w.owner_password)
+            .await?
+            .expect(303, "login")?;
+        b.get(&path).await?.expect(200, "grant page")?;
+        Ok(())
+    }
+
     /// The consent pages under the variants that touch pages: `markup`
     /// (the consent form found by action and fields, refcore's classes
     /// gone), `absolute-redirects` (the login detour and its way back are

@@ -123,21 +123,44 @@ impl Human {
         Ok(form)
     }
 
-    /// Logs out with the logout form of the page at `path` (any signed-in
-    /// page that offers one), or, when the page has none, a `POST
-    /// /user/logout` carrying the `_csrf` of the page's first form.
-    pub async fn logout(&self, path: &str) -> Step<Page> {
-        let page = self.open(path).await?;
-        let logout = self.url(core_api::LOGOUT)?;
-        let form = match page.form_to(logout.path()) {
-            Ok(form) => form,
-            Err(_) => {
-                let csrf = page.csrf_values().into_iter().next().ok_or_else(|| {
-                    Abort::failed(format!("{path} offers no logout form and no _csrf"))
-                })?;
-                Form::new("POST", logout, vec![(fields::CSRF.into(), csrf)])
+    /// The session's `_csrf`: the first found in a form of the pages at
+    /// `paths`, opened in order. Spec §4 lets it be taken from any form of
+    /// any of the session's pages, so the caller names pages the contract
+    /// gives forms (a grant page, a new-grant page of a repository this
+    /// person administers); none holding one is the Core's failure.
+    pub async fn session_csrf(&self, paths: &[&str]) -> Step<String> {
+        for path in paths {
+            if let Some(csrf) = self.open(path).await?.csrf_values().into_iter().next() {
+                return Ok(csrf);
             }
-        };
+        }
+        Err(Abort::failed(format!(
+            "no form on {} carries a _csrf",
+            paths.join(", ")
+        )))
+    }
+
+    /// Logs out: `POST /user/logout` (spec §4) with the Core's own logout
+    /// form when one of the pages at `paths` holds one, else with the
+    /// session's `_csrf` from any form of those pages: no page has to carry
+    /// a logout form.
+    pub async fn logout(&self, paths: &[&str]) -> Step<Page> {
+        let logout = self.url(core_api::LOGOUT)?;
+        let mut csrf = None;
+        for path in paths {
+            let page = self.open(path).await?;
+            if let Ok(form) = page.form_to(logout.path()) {
+                return self.submit(&form).await;
+            }
+            csrf = csrf.or_else(|| page.csrf_values().into_iter().next());
+        }
+        let csrf = csrf.ok_or_else(|| {
+            Abort::failed(format!(
+                "no logout form and no _csrf on {}",
+                paths.join(", ")
+            ))
+        })?;
+        let form = Form::new("POST", logout, vec![(fields::CSRF.into(), csrf)]);
         self.submit(&form).await
     }
 

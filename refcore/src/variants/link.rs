@@ -1,0 +1,111 @@
+//! `link-extra`: the grant list's `Link` written as another Core may write
+//! it (RFC 8288, RFC 9110 §5.3, spec §3 List): one field line per target,
+//! relations that share a target in one `rel="first prev"`, a `self` link,
+//! `title` and `type` parameters, query parameters in another order; and
+//! paging headers the contract does not name next to `X-Total-Count`.
+
+/// The links of a `Link` value refcore writes (`<url>; rel="r", …`), as
+/// `(url, rel)`.
+pub fn parse(value: &str) -> Vec<(String, String)> {
+    value
+        .split(", ")
+        .filter_map(|part| {
+            let (url, params) = part.strip_prefix('<')?.split_once('>')?;
+            let rel = params.trim_start_matches(';').trim().strip_prefix("rel=")?;
+            Some((url.to_string(), rel.trim_matches('"').to_string()))
+        })
+        .collect()
+}
+
+/// The field lines of `link-extra` for refcore's `value`, on a page whose
+/// own absolute URL is `self_url`: `self` first, then one line per distinct
+/// target (relations joined, `last` written `LAST`), last target first,
+/// each with `sort=id` and its query parameters reversed, and a `title`.
+pub fn extra(value: &str, self_url: &str) -> Vec<String> {
+    let mut targets: Vec<(String, Vec<String>)> = Vec::new();
+    for (url, rel) in parse(value) {
+        match targets.iter_mut().find(|(u, _)| *u == url) {
+            Some((_, rels)) => rels.push(rel),
+            None => targets.push((url, vec![rel])),
+        }
+    }
+    let mut lines = vec![format!(
+        "<{}>; rel=\"self\"; type=\"application/json\"",
+        reverse_query(self_url)
+    )];
+    for (url, rels) in targets.iter().rev() {
+        let types: Vec<String> = rels
+            .iter()
+            .map(|r| {
+                if r == "last" {
+                    r.to_uppercase()
+                } else {
+                    r.clone()
+                }
+            })
+            .collect();
+        lines.push(format!(
+            "<{}>; title=\"{}, page\"; rel=\"{}\"",
+            reverse_query(&format!("{url}&sort=id")),
+            rels.join(" and "),
+            types.join(" ")
+        ));
+    }
+    lines
+}
+
+/// `url` with its query parameters in reverse order.
+fn reverse_query(url: &str) -> String {
+    let Some((base, query)) = url.split_once('?') else {
+        return url.to_string();
+    };
+    let mut pairs: Vec<&str> = query.split('&').collect();
+    pairs.reverse();
+    format!("{base}?{}", pairs.join("&"))
+}
+
+/// `link-style`: relations in the order last, first, prev, next; `next` and
+/// `prev` as unquoted tokens with no space before `rel` (RFC 8288 allows
+/// both). Parameters other than `rel` do not occur in refcore's `Link`.
+pub fn restyle(value: &str) -> String {
+    let links = parse(value);
+    ["last", "first", "prev", "next"]
+        .iter()
+        .filter_map(|want| links.iter().find(|(_, rel)| rel == want))
+        .map(|(url, rel)| match rel.as_str() {
+            "prev" | "next" => format!("<{url}>;rel={rel}"),
+            _ => format!("<{url}>; rel=\"{rel}\""),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_is_reordered_with_unquoted_tokens() {
+        let link = "<http://x/l?page=2&limit=30>; rel=\"next\", <http://x/l?page=1&limit=30>; \
+                    rel=\"first\", <http://x/l?page=2&limit=30>; rel=\"last\"";
+        assert_eq!(
+            restyle(link),
+            "<http://x/l?page=2&limit=30>; rel=\"last\", <http://x/l?page=1&limit=30>; \
+             rel=\"first\", <http://x/l?page=2&limit=30>;rel=next"
+        );
+    }
+
+    #[test]
+    fn extra_joins_shared_targets_and_adds_self() {
+        let link = "<http://x/l?page=1&limit=30>; rel=\"prev\", <http://x/l?page=1&limit=30>; \
+                    rel=\"first\", <http://x/l?page=2&limit=30>; rel=\"last\"";
+        assert_eq!(
+            extra(link, "http://x/l?page=2&limit=30"),
+            vec![
+                "<http://x/l?limit=30&page=2>; rel=\"self\"; type=\"application/json\"",
+                "<http://x/l?sort=id&limit=30&page=2>; title=\"last, page\"; rel=\"LAST\"",
+                "<http://x/l?sort=id&limit=30&page=1>; title=\"prev and first, page\"; rel=\"prev first\"",
+            ]
+        );
+    }
+}
