@@ -23,6 +23,8 @@ use crate::state::AppState;
 #[cfg(feature = "faults")]
 mod markup;
 #[cfg(feature = "faults")]
+mod pages;
+#[cfg(feature = "faults")]
 mod rewrite;
 
 /// The variable that selects a variant.
@@ -108,10 +110,19 @@ mod catalogue {
         PrettyJson,
         /// Another session cookie name.
         CookieName,
+        /// Inline elements and entities inside every word of page text.
+        InlineMarkup,
+        /// Form controls outside their forms, joined by `form="id"`.
+        FormOwner,
+        /// The consent decision as two forms, one per decision.
+        ConsentTwoForms,
+        /// Decoy controls a browser does not send, buttons without `type`,
+        /// one decision form with `formaction`.
+        FormControls,
     }
 
     /// Every variant with its `CORE_VARIANT` name.
-    pub const ALL: [(Variant, &str); 7] = [
+    pub const ALL: [(Variant, &str); 11] = [
         (Variant::Markup, "markup"),
         (Variant::ExtraMembers, "extra-members"),
         (Variant::RewordedErrors, "reworded-errors"),
@@ -119,6 +130,10 @@ mod catalogue {
         (Variant::AbsoluteRedirects, "absolute-redirects"),
         (Variant::PrettyJson, "pretty-json"),
         (Variant::CookieName, "cookie-name"),
+        (Variant::InlineMarkup, "inline-markup"),
+        (Variant::FormOwner, "form-owner"),
+        (Variant::ConsentTwoForms, "consent-two-forms"),
+        (Variant::FormControls, "form-controls"),
     ];
 
     pub static ACTIVE: OnceLock<Variant> = OnceLock::new();

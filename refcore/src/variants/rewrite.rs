@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::catalogue::{ACTIVE, Variant};
-use super::markup;
+use super::{markup, pages};
 use crate::state::AppState;
 use crate::web::session::{COOKIE_NAME, Session};
 
@@ -101,6 +101,20 @@ pub async fn rewrite(State(state): State<AppState>, request: Request, next: Next
                 ))
             })
             .await;
+        }
+        Variant::InlineMarkup
+        | Variant::FormOwner
+        | Variant::ConsentTwoForms
+        | Variant::FormControls
+            if !is_api =>
+        {
+            let page = match variant {
+                Variant::InlineMarkup => pages::inline_markup,
+                Variant::FormOwner => pages::form_owner,
+                Variant::ConsentTwoForms => pages::consent_two_forms,
+                _ => pages::form_controls,
+            };
+            return map_body(response, "text/html", |html| Some(page(html))).await;
         }
         _ => {}
     }
