@@ -119,10 +119,12 @@ mod catalogue {
         /// Decoy controls a browser does not send, buttons without `type`,
         /// one decision form with `formaction`.
         FormControls,
+        /// Form actions and links relative to a `<base href>`.
+        BaseRelative,
     }
 
     /// Every variant with its `CORE_VARIANT` name.
-    pub const ALL: [(Variant, &str); 11] = [
+    pub const ALL: [(Variant, &str); 12] = [
         (Variant::Markup, "markup"),
         (Variant::ExtraMembers, "extra-members"),
         (Variant::RewordedErrors, "reworded-errors"),
@@ -134,6 +136,7 @@ mod catalogue {
         (Variant::FormOwner, "form-owner"),
         (Variant::ConsentTwoForms, "consent-two-forms"),
         (Variant::FormControls, "form-controls"),
+        (Variant::BaseRelative, "base-relative"),
     ];
 
     pub static ACTIVE: OnceLock<Variant> = OnceLock::new();

@@ -147,6 +147,16 @@ pub fn consent_two_forms(html: &str) -> String {
     })
 }
 
+/// `base-relative`: a `<base href="/">` in the head and every form action,
+/// `formaction` and link written relative to it (`action="alice/lab/…"`):
+/// a browser resolves them against the base URL, not the page's.
+pub fn base_relative(html: &str) -> String {
+    html.replace(" action=\"/", " action=\"")
+        .replace(" formaction=\"/", " formaction=\"")
+        .replace(" href=\"/", " href=\"")
+        .replacen("<head>\n", "<head>\n<base href=\"/\">\n", 1)
+}
+
 /// The value of every decoy control under `form-controls`.
 const DECOY: &str = "decoy-not-a-field-value";
 
@@ -154,7 +164,8 @@ const DECOY: &str = "decoy-not-a-field-value";
 /// send: before each hidden input, a disabled text input and an unchecked
 /// checkbox of the same name; after the fields, a `type="button"` button, a
 /// reset input and a checked checkbox the Core ignores; submit buttons
-/// without `type` (a button submits by default). On a grant page with both
+/// without `type` (a button submits by default); `method="POST"` in upper
+/// case. On a grant page with both
 /// decisions, one form: Approve, and Withdraw with `formaction`.
 pub fn form_controls(html: &str) -> String {
     let html = merge_decisions(html);
@@ -175,6 +186,7 @@ pub fn form_controls(html: &str) -> String {
         }
         fields.push_str(rest);
         let fields = fields.replace("<button type=\"submit\"", "<button");
+        let open = open.replace("method=\"post\"", "method=\"POST\"");
         format!(
             "{open}{fields}<button type=\"button\" name=\"x_help\" value=\"{DECOY}\">Help</button>\
              <input type=\"reset\" name=\"x_reset\" value=\"Reset\">\
@@ -273,5 +285,17 @@ mod tests {
         assert!(out.contains("name=\"_csrf\" value=\"decoy-not-a-field-value\" disabled hidden>"));
         assert!(out.contains("<input type=\"hidden\" name=\"_csrf\" value=\"t\">"));
         assert!(out.contains("name=\"x_remember\" value=\"1\" checked>"));
+        assert!(out.contains("<form method=\"POST\" action=\"/g/1/approve\""));
+    }
+
+    #[test]
+    fn base_relative_writes_paths_against_a_base() {
+        let out = base_relative(
+            "<head>\n<title>t</title></head><a href=\"/\">h</a><form method=\"post\" action=\"/a/b\">",
+        );
+        assert_eq!(
+            out,
+            "<head>\n<base href=\"/\">\n<title>t</title></head><a href=\"\">h</a><form method=\"post\" action=\"a/b\">"
+        );
     }
 }

@@ -106,13 +106,16 @@ pub async fn rewrite(State(state): State<AppState>, request: Request, next: Next
         | Variant::FormOwner
         | Variant::ConsentTwoForms
         | Variant::FormControls
+        | Variant::BaseRelative
             if !is_api =>
         {
             let page = match variant {
                 Variant::InlineMarkup => pages::inline_markup,
                 Variant::FormOwner => pages::form_owner,
                 Variant::ConsentTwoForms => pages::consent_two_forms,
-                _ => pages::form_controls,
+                Variant::BaseRelative => pages::base_relative,
+                Variant::FormControls => pages::form_controls,
+                _ => return response,
             };
             return map_body(response, "text/html", |html| Some(page(html))).await;
         }
