@@ -106,6 +106,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(variants::absolute_redirects),
         trial!(variants::pretty_json),
         trial!(variants::cookie_name),
+        trial!(variants::page_variants),
     ]);
     list.into_iter()
         .map(|(name, f)| (name.trim_start_matches("cases::"), f))
