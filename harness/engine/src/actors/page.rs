@@ -5,7 +5,7 @@
 mod forms;
 mod text;
 
-use scraper::Html;
+use scraper::{Html, Selector};
 
 use crate::limits;
 use crate::vocab::{Abort, Step};
@@ -61,7 +61,7 @@ impl Page {
                 html,
                 redirects,
             };
-            let csrf = page.csrf_values();
+            let csrf = page.csrf_secrets();
             (page, csrf)
         });
         match tokio::time::timeout(limits::HTML_PARSE_TIMEOUT, parse).await {
@@ -91,10 +91,10 @@ impl Page {
     pub fn form_sending(&self, path: &str, name: &str, value: &str) -> Step<Form> {
         self.submissions()
             .into_iter()
-            .find(|f| f.action.path() == path && f.sends(name, value))
+            .find(|f| f.posts_to(path) && f.sends(name, value))
             .ok_or_else(|| {
                 Abort::failed(format!(
-                    "{} (status {}) has no form to {path} that sends {name}={value}",
+                    "{} (status {}) has no form posting to {path} that sends {name}={value}",
                     self.url, self.status
                 ))
             })
@@ -115,24 +115,25 @@ impl Page {
             })
     }
 
-    /// A form that submits to the path `path` (e.g. a grant's `/approve`),
-    /// its action resolved against the page, with the submit button that
-    /// sends it there (a button's `formaction` counts), whatever its markup.
+    /// A form that posts to the path `path` (e.g. a grant's `/approve`;
+    /// every form the contract names is a POST), its action resolved against
+    /// the page, with the submit button that sends it there (a button's
+    /// `formaction` and `formmethod` count), whatever its markup.
     pub fn form_to(&self, path: &str) -> Step<Form> {
         self.submissions()
             .into_iter()
-            .find(|f| f.action.path() == path)
+            .find(|f| f.posts_to(path))
             .ok_or_else(|| {
                 Abort::failed(format!(
-                    "{} (status {}) has no form whose action is {path}",
+                    "{} (status {}) has no form posting to {path}",
                     self.url, self.status
                 ))
             })
     }
 
-    /// Whether the page holds a form that submits to the path `path`.
+    /// Whether the page holds a form that posts to the path `path`.
     pub fn has_form_to(&self, path: &str) -> bool {
-        self.submissions().iter().any(|f| f.action.path() == path)
+        self.submissions().iter().any(|f| f.posts_to(path))
     }
 
     /// Everything a person reads on the page, as a browser renders it
@@ -154,8 +155,8 @@ impl Page {
     }
 
     /// The `_csrf` values the page's forms send (each once, in document
-    /// order; a disabled or unchecked decoy is no value), so the caller can
-    /// register them as secrets or send one with a hand-built form.
+    /// order; a disabled or unchecked decoy is no value): what a hand-built
+    /// form sends as the session's `_csrf`.
     pub fn csrf_values(&self) -> Vec<String> {
         let mut values: Vec<String> = Vec::new();
         for form in self.submissions() {
@@ -166,6 +167,16 @@ impl Page {
             }
         }
         values
+    }
+
+    /// The value of every input named `_csrf`, sent or not, to register
+    /// as secrets: none reaches a report, whichever a form sends.
+    fn csrf_secrets(&self) -> Vec<String> {
+        let doc = Html::parse_document(&self.html);
+        let sel = Selector::parse("input[name=\"_csrf\"]").expect("static selector");
+        doc.select(&sel)
+            .filter_map(|e| e.value().attr("value").map(str::to_owned))
+            .collect()
     }
 }
 
@@ -203,6 +214,11 @@ impl Form {
             submitters: Vec::new(),
             clicked: None,
         }
+    }
+
+    /// Whether the form, submitted as it is, posts to the path `path`.
+    pub fn posts_to(&self, path: &str) -> bool {
+        self.method == "POST" && self.action.path() == path
     }
 
     /// Whether submitting the form as it is sends `name=value`.
@@ -346,7 +362,7 @@ line two</textarea>
         let err = page()
             .form_to("/alice/lab/agent-work-grants/3/withdraw")
             .unwrap_err();
-        assert!(matches!(err, Abort::Failed(m) if m.contains("no form whose action is")));
+        assert!(matches!(err, Abort::Failed(m) if m.contains("no form posting to")));
         let err = page().form_with_field("user_name").unwrap_err();
         assert!(
             matches!(err, Abort::Failed(m) if m.contains("no form with a field named user_name"))
@@ -449,11 +465,19 @@ kept</textarea><textarea name="dis_area" disabled>x</textarea>
               <button name="d" value="approve">Approve</button>
               <button name="d" value="withdraw" formaction="/g/withdraw" formmethod="post">Withdraw</button>
               <button name="d" value="off" disabled>Off</button>
-              <input type="image" name="pic" src="x.png" formaction="">
+              <input type="image" name="pic" src="x.png" formaction="" formmethod="POST">
               <input type="submit" value="Unnamed" formmethod="bogus" formaction="/g/plain">
             </form><form method="post"><input name="here" value="1"></form>"#,
         );
-        let first = page.form_to("/base/decide").unwrap();
+        let get_to = |path: &str| {
+            page.submissions()
+                .into_iter()
+                .find(|f| f.action.path() == path)
+                .unwrap()
+        };
+        let first = get_to("/base/decide");
+        // Every form the contract names posts: a GET to the same path is not it.
+        assert!(!page.has_form_to("/base/decide"));
         assert_eq!(
             (first.method.as_str(), first.field("d")),
             ("GET", Some("approve"))
@@ -466,7 +490,7 @@ kept</textarea><textarea name="dis_area" disabled>x</textarea>
             .form_sending("/alice/lab/agent-work-grants/3", "pic.x", "0")
             .unwrap();
         assert_eq!(names(&image), ["_csrf", "pic.x", "pic.y"]);
-        let plain = page.form_to("/g/plain").unwrap();
+        let plain = get_to("/g/plain");
         assert_eq!(
             (plain.method.as_str(), names(&plain)),
             ("GET", vec!["_csrf"])
@@ -510,7 +534,7 @@ kept</textarea><textarea name="dis_area" disabled>x</textarea>
             .form_sending("/login/oauth/grant", "granted", "maybe")
             .unwrap_err();
         assert!(
-            matches!(err, Abort::Failed(m) if m.contains("no form to /login/oauth/grant that sends granted=maybe"))
+            matches!(err, Abort::Failed(m) if m.contains("no form posting to /login/oauth/grant that sends granted=maybe"))
         );
         let one = page_of(HTML);
         let other = one
