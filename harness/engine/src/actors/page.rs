@@ -137,7 +137,8 @@ impl Page {
     }
 
     /// Everything a person reads on the page, as a browser renders it
-    /// (`innerText`; see [`text`]), with runs of whitespace as one space.
+    /// (its `innerText`, as `page/text.rs` reads it), with runs of whitespace
+    /// as one space.
     pub fn text(&self) -> String {
         normalise(&text::inner_text(&Html::parse_document(&self.html)))
     }
