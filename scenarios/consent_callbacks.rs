@@ -76,8 +76,8 @@ async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
 
     ctx.step("alice consents but her browser does not follow the redirect yet");
     let alice = ctx.human(CONSENTER)?;
-    let form = alice.consent_form(url.url()).await?;
-    let redirect = alice.decide_consent(&form, true).await?;
+    let form = alice.consent_form(url.url(), true).await?;
+    let redirect = alice.decide_consent(&form).await?;
     let code = redirect
         .code()
         .ok_or_else(|| Abort::failed("the Core's consent redirect carries no code"))?;
@@ -118,8 +118,8 @@ async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
     let b = bot.another_session().await?;
     let b_pending = b.start_call(READ_TOOL, read_args());
     let b_url = b.consent_url().await?;
-    let b_form = alice.consent_form(b_url.url()).await?;
-    let b_redirect = alice.decide_consent(&b_form, true).await?;
+    let b_form = alice.consent_form(b_url.url(), true).await?;
+    let b_redirect = alice.decide_consent(&b_form).await?;
     b.end_session().await?;
     drop(b_pending);
     expect_refused(
@@ -166,8 +166,8 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
     let url = bot.consent_url().await?;
     ctx.step("alice consents, her browser holding the redirect");
     let alice = ctx.human(CONSENTER)?;
-    let form = alice.consent_form(url.url()).await?;
-    let redirect = alice.decide_consent(&form, true).await?;
+    let form = alice.consent_form(url.url(), true).await?;
+    let redirect = alice.decide_consent(&form).await?;
     ctx.step("the deadline passes");
     let reply = pending.finish().await?;
     ctx.expect_tool_error(
@@ -197,8 +197,8 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
     let minted = std::time::Instant::now();
     ctx.expect_tool_error("the call ends with auth_required", &reply, "auth_required")?;
     let url = told.url_in(&reply)?;
-    let form = alice.consent_form(url.url()).await?;
-    let redirect = alice.decide_consent(&form, true).await?;
+    let form = alice.consent_form(url.url(), true).await?;
+    let redirect = alice.decide_consent(&form).await?;
     // The state lives 1 s from its minting; the callback comes after that,
     // with a second to spare for a clock that counts whole seconds.
     let left = std::time::Duration::from_millis(2_200).saturating_sub(minted.elapsed());
@@ -234,8 +234,8 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
 
     ctx.step("alice consents for A; A's code is delivered with B's state");
     let alice = ctx.human(CONSENTER)?;
-    let form = alice.consent_form(a_url.url()).await?;
-    let a_redirect = alice.decide_consent(&form, true).await?;
+    let form = alice.consent_form(a_url.url(), true).await?;
+    let a_redirect = alice.decide_consent(&form).await?;
     let a_code = a_redirect
         .code()
         .ok_or_else(|| Abort::failed("the Core's consent redirect carries no code"))?;
@@ -268,8 +268,8 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     let (c_pending, _c_url) = park(ctx, &c, "session C").await?;
 
     ctx.step("alice consents for A again; A's own callback resumes A");
-    let form = alice.consent_form(a_url.url()).await?;
-    let again = alice.decide_consent(&form, true).await?;
+    let form = alice.consent_form(a_url.url(), true).await?;
+    let again = alice.decide_consent(&form).await?;
     let page = alice.open_url(again.url()).await?;
     ctx.expect_status("A's callback is accepted", page.status, 200)?;
     let a_reply = a_pending.finish().await?;

@@ -98,8 +98,8 @@ async fn code_with_scope(
         scope,
     }
     .url(ctx.core_url())?;
-    let form = alice.consent_form(&url).await?;
-    let redirect = alice.decide_consent(&form, true).await?;
+    let form = alice.consent_form(&url, true).await?;
+    let redirect = alice.decide_consent(&form).await?;
     ctx.expect_eq(
         "the Core redirects to the registered URI",
         redirect.target(),
@@ -460,9 +460,9 @@ async fn consent_form_needs_its_own_csrf(ctx: &mut Ctx) -> Outcome {
         scope: FULL_SCOPE,
     }
     .url(ctx.core_url())?;
-    let form = alice.consent_form(&url).await?;
+    let form = alice.consent_form(&url, true).await?;
     let foreign = mallory
-        .consent_form(&url)
+        .consent_form(&url, true)
         .await?
         .field(fields::CSRF)
         .map(str::to_owned)
@@ -492,7 +492,7 @@ async fn consent_form_needs_its_own_csrf(ctx: &mut Ctx) -> Outcome {
         ctx.observe(what, &answer.status);
     }
     ctx.step("the intact form");
-    let redirect = alice.decide_consent(&form, true).await?;
+    let redirect = alice.decide_consent(&form).await?;
     ctx.expect(
         "it redirects with a code",
         redirect.code().is_some(),

@@ -33,6 +33,8 @@
 pub mod actors;
 pub mod binaries;
 pub mod child;
+#[cfg(test)]
+mod chromium;
 pub mod clauses;
 pub mod config;
 pub mod core_api;

@@ -27,6 +27,8 @@ mod link;
 #[cfg(feature = "faults")]
 mod markup;
 #[cfg(feature = "faults")]
+mod pages;
+#[cfg(feature = "faults")]
 mod rewrite;
 
 /// The variable that selects a variant.
@@ -135,10 +137,21 @@ mod catalogue {
         ExtraCookies,
         /// Signed out, a page answers 200 with the login form in place.
         SigninInPlace,
+        /// Inline elements and entities inside every word of page text.
+        InlineMarkup,
+        /// Form controls outside their forms, joined by `form="id"`.
+        FormOwner,
+        /// The consent decision as two forms, one per decision.
+        ConsentTwoForms,
+        /// Decoy controls a browser does not send, buttons without `type`,
+        /// one decision form with `formaction`.
+        FormControls,
+        /// Form actions and links relative to a `<base href>`.
+        BaseRelative,
     }
 
     /// Every variant with its `CORE_VARIANT` name.
-    pub const ALL: [(Variant, &str); 16] = [
+    pub const ALL: [(Variant, &str); 21] = [
         (Variant::Markup, "markup"),
         (Variant::ExtraMembers, "extra-members"),
         (Variant::RewordedErrors, "reworded-errors"),
@@ -155,6 +168,11 @@ mod catalogue {
         (Variant::LinkExtra, "link-extra"),
         (Variant::ExtraCookies, "extra-cookies"),
         (Variant::SigninInPlace, "signin-in-place"),
+        (Variant::InlineMarkup, "inline-markup"),
+        (Variant::FormOwner, "form-owner"),
+        (Variant::ConsentTwoForms, "consent-two-forms"),
+        (Variant::FormControls, "form-controls"),
+        (Variant::BaseRelative, "base-relative"),
     ];
 
     pub static ACTIVE: OnceLock<Variant> = OnceLock::new();

@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use super::catalogue::{ACTIVE, Variant};
-use super::{flow, link, markup};
+use super::{flow, link, markup, pages};
 use crate::state::AppState;
 use crate::web::session::{COOKIE_NAME, Session};
 
@@ -197,6 +197,23 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
                 ))
             })
             .await;
+        }
+        Variant::InlineMarkup
+        | Variant::FormOwner
+        | Variant::ConsentTwoForms
+        | Variant::FormControls
+        | Variant::BaseRelative
+            if !is_api =>
+        {
+            let page = match variant {
+                Variant::InlineMarkup => pages::inline_markup,
+                Variant::FormOwner => pages::form_owner,
+                Variant::ConsentTwoForms => pages::consent_two_forms,
+                Variant::BaseRelative => pages::base_relative,
+                Variant::FormControls => pages::form_controls,
+                _ => return response,
+            };
+            return map_body(response, "text/html", |html| Some(page(html))).await;
         }
         _ => {}
     }

@@ -114,6 +114,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(variants::link_extra),
         trial!(variants::extra_cookies),
         trial!(variants::signin_in_place),
+        trial!(variants::page_variants),
     ]);
     list.into_iter()
         .map(|(name, f)| (name.trim_start_matches("cases::"), f))

@@ -146,6 +146,82 @@ mod with_faults {
         Ok(())
     }
 
+    /// The page variants of #25, each active on the grant page (or the
+    /// consent page) and each leaving the decision working: `inline-markup`
+    /// (the state word split by markup), `form-owner` (the approve form
+    /// empty, its fields joined by `form=`), `form-controls` (one decision
+    /// form, Withdraw by `formaction`), `base-relative` (a `<base>`, the
+    /// action relative) and `consent-two-forms` (two consent forms).
+    pub async fn page_variants(env: Arc<Env>) -> TestResult {
+        let grant_page = |variant: &'static str| {
+            let env = env.clone();
+            async move {
+                let (core, w) = varied(&env, variant).await?;
+                let id = w.prepare("the task", "the summary").await?;
+                w.confirm(id).await?;
+                let page = w
+                    .browser
+                    .get(&format!("{}/{id}", w.pages()))
+                    .await?
+                    .expect(200, "grant page")?;
+                Ok::<_, String>((core, w, id, page.text))
+            }
+        };
+        let (_core, w, id, page) = grant_page("inline-markup").await?;
+        check!(
+            !page.contains(">awaiting_human<")
+                && page.contains("<span class=\"w\">a</span>waitin<wbr>g&#95;human"),
+            "state word not split by markup: {page}"
+        );
+        w.decide(id, "approve").await?.expect(303, "approve")?;
+
+        let (_core, w, id, page) = grant_page("form-owner").await?;
+        let approve = format!("{}/{id}/approve", w.pages());
+        check!(
+            has(&page, &format!("form[action=\"{approve}\"][id]:empty"))
+                && has(&page, "input[form][name=state_revision]"),
+            "approve form not empty or fields not joined by form=: {page}"
+        );
+        w.decide(id, "approve").await?.expect(303, "approve")?;
+
+        let (_core, w, id, page) = grant_page("form-controls").await?;
+        let withdraw = format!("{}/{id}/withdraw", w.pages());
+        check!(
+            !has(&page, &format!("form[action=\"{withdraw}\"]"))
+                && has(&page, &format!("button[formaction=\"{withdraw}\"]"))
+                && has(&page, "input[name=_csrf][disabled]"),
+            "no single decision form with formaction and decoys: {page}"
+        );
+        w.decide(id, "withdraw").await?.expect(303, "withdraw")?;
+
+        let (_core, w, id, page) = grant_page("base-relative").await?;
+        let relative = format!("{}/{id}/approve", w.pages().trim_start_matches('/'));
+        check!(
+            has(&page, "head base[href=\"/\"]")
+                && has(&page, &format!("form[action=\"{relative}\"]")),
+            "no base or no relative action: {page}"
+        );
+        w.decide(id, "approve").await?.expect(303, "approve")?;
+
+        let (_core, w) = varied(&env, "consent-two-forms").await?;
+        let app = oauth::register(&w, &[&oauth::callback()]).await?;
+        let pkce = oauth::Pkce::new();
+        let path = oauth::request(&app, &pkce, "st", None);
+        let page = w.browser.get(&path).await?.expect(200, "consent page")?;
+        let sel = scraper::Selector::parse("form[action=\"/login/oauth/grant\"]").unwrap();
+        let forms = scraper::Html::parse_document(&page.text)
+            .select(&sel)
+            .count();
+        check!(
+            forms == 2
+                && has(&page.text, "input[type=hidden][name=granted][value=true]")
+                && has(&page.text, "button[name=granted][value=false]"),
+            "consent page not two forms: {}",
+            page.text
+        );
+        Ok(())
+    }
+
     /// `extra-members`: grants (nested objects too), lists and errors carry
     /// unknown members beside the contract's.
     pub async fn extra_members(env: Arc<Env>) -> TestResult {

@@ -14,10 +14,11 @@ pub struct Browser {
     pub base: String,
 }
 
-/// The value of the first `input[name=NAME]` in `html`.
+/// The value of the first hidden `input[name=NAME]` in `html` (not a decoy
+/// of `form-controls`).
 pub fn input_value(html: &str, name: &str) -> Option<String> {
     let doc = Html::parse_document(html);
-    let sel = Selector::parse(&format!("input[name=\"{name}\"]")).ok()?;
+    let sel = Selector::parse(&format!("input[type=hidden][name=\"{name}\"]")).ok()?;
     doc.select(&sel)
         .next()
         .and_then(|e| e.value().attr("value"))

@@ -332,25 +332,25 @@ impl Human {
     }
 
     /// The consent form (action `/login/oauth/grant`) of the page a consent
-    /// URL leads to, signed in first if needed, not submitted. A page
-    /// without it is the Core's failure.
-    pub async fn consent_form(&self, url: &url::Url) -> Step<Form> {
+    /// URL leads to, signed in first if needed, with the button clicked that
+    /// sends `granted=true` (consents) or `granted=false` (refuses), not
+    /// submitted: one form with both buttons, or one form per decision,
+    /// whatever sends that decision. A page without it is the Core's failure.
+    pub async fn consent_form(&self, url: &url::Url, granted: bool) -> Step<Form> {
         let page = self.authorize(url).await?;
-        page.form_to(core_api::oauth::GRANT)
-    }
-
-    /// Clicks the consent form's button `granted=true` (consents) or
-    /// `granted=false` (refuses) and returns where the Core redirects, not
-    /// followed: the `redirect_uri` with `code` and `state`, or with
-    /// `error`. Its code is registered as a secret. No such button, or no
-    /// redirect, is the Core's failure.
-    pub async fn decide_consent(&self, form: &Form, granted: bool) -> Step<ConsentRedirect> {
-        let mut form = form.clone();
-        form.click(
+        page.form_sending(
+            core_api::oauth::GRANT,
             core_api::oauth::GRANTED,
             if granted { "true" } else { "false" },
-        )?;
-        let answer = self.send(&form).await?;
+        )
+    }
+
+    /// Submits a consent form (from [`consent_form`](Self::consent_form))
+    /// and returns where the Core redirects, not followed: the
+    /// `redirect_uri` with `code` and `state`, or with `error`. Its code is
+    /// registered as a secret. No redirect is the Core's failure.
+    pub async fn decide_consent(&self, form: &Form) -> Step<ConsentRedirect> {
+        let answer = self.send(form).await?;
         let location = answer.header("location");
         match (answer.status, location) {
             (301 | 302 | 303 | 307 | 308, Some(location)) => {
@@ -371,8 +371,8 @@ impl Human {
     /// asked, submits the consent form, and follows the Core's redirect to
     /// the adapter's callback. Returns the redirect and the callback's page.
     pub async fn consent(&self, url: &url::Url, granted: bool) -> Step<(ConsentRedirect, Page)> {
-        let form = self.consent_form(url).await?;
-        let redirect = self.decide_consent(&form, granted).await?;
+        let form = self.consent_form(url, granted).await?;
+        let redirect = self.decide_consent(&form).await?;
         let page = self.open_url(redirect.url()).await?;
         Ok((redirect, page))
     }

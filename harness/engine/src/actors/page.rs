@@ -1,8 +1,11 @@
-//! Pages and forms as a browser sees them: HTML parsed with `scraper`, forms
-//! found by selector and filled the way a browser fills them (every hidden
-//! input, the form's own `_csrf`, its action and method).
+//! Pages and forms as a browser sees them: HTML parsed with `scraper`, its
+//! text read as a browser renders it (`text`), its forms found by what they
+//! send and filled as the HTML standard submits them (`forms`).
 
-use scraper::{ElementRef, Html, Selector};
+mod forms;
+mod text;
+
+use scraper::{Html, Selector};
 
 use crate::limits;
 use crate::vocab::{Abort, Step};
@@ -58,7 +61,7 @@ impl Page {
                 html,
                 redirects,
             };
-            let csrf = page.csrf_values();
+            let csrf = page.csrf_secrets();
             (page, csrf)
         });
         match tokio::time::timeout(limits::HTML_PARSE_TIMEOUT, parse).await {
@@ -71,73 +74,73 @@ impl Page {
         }
     }
 
-    /// The first form matching `selector` (a CSS selector such as
-    /// `form[action$="/approve"]`), with its fields as a browser would send
-    /// them. Missing form = contract failure: the page lacks what the spec
-    /// says it holds.
-    pub(crate) fn form(&self, selector: &str) -> Step<Form> {
-        let doc = Html::parse_document(&self.html);
-        let sel = parse_selector(selector)?;
-        let form = doc.select(&sel).next().ok_or_else(|| {
-            Abort::failed(format!(
-                "{} (status {}) has no form matching `{selector}`",
-                self.url, self.status
-            ))
-        })?;
-        Form::from_element(form, &self.url)
+    /// Every way to submit a form of the page, as the HTML standard builds
+    /// it: each form once per enabled submit button that could be clicked
+    /// (once without one when it has none), with the controls it owns (its
+    /// descendants without a `form` attribute, and any element whose `form`
+    /// names its `id`), the action and method that button gives it.
+    pub fn submissions(&self) -> Vec<Form> {
+        forms::submissions(&Html::parse_document(&self.html), &self.url)
     }
 
-    /// The first form that has a field named `field` (the login form has
+    /// The form (and the submit button) that sends `name=value` to `path`:
+    /// the button's own pair, or a control of the form holding that value
+    /// (e.g. a consent page's one form with `granted=true|false` buttons, or
+    /// two forms each with a hidden `granted`). Found by what it sends, never
+    /// by position.
+    pub fn form_sending(&self, path: &str, name: &str, value: &str) -> Step<Form> {
+        self.submissions()
+            .into_iter()
+            .find(|f| f.posts_to(path) && f.sends(name, value))
+            .ok_or_else(|| {
+                Abort::failed(format!(
+                    "{} (status {}) has no form posting to {path} that sends {name}={value}",
+                    self.url, self.status
+                ))
+            })
+    }
+
+    /// A form that sends a field named `field` (the login form has
     /// `user_name`, the new-grant form `task`): forms are found by what the
     /// contract names, never by markup.
     pub fn form_with_field(&self, field: &str) -> Step<Form> {
-        self.form(&format!("form:has([name=\"{field}\"])"))
+        self.submissions()
+            .into_iter()
+            .find(|f| f.fields.iter().any(|(n, _)| n == field))
+            .ok_or_else(|| {
+                Abort::failed(format!(
+                    "{} (status {}) has no form with a field named {field}",
+                    self.url, self.status
+                ))
+            })
     }
 
-    /// The first form whose `action`, resolved against the page, has the
-    /// path `path` (e.g. a grant's `/approve`), whatever its markup.
+    /// A form that posts to the path `path` (e.g. a grant's `/approve`;
+    /// every form the contract names is a POST), its action resolved against
+    /// the page, with the submit button that sends it there (a button's
+    /// `formaction` and `formmethod` count), whatever its markup.
     pub fn form_to(&self, path: &str) -> Step<Form> {
-        self.forms_to(path).into_iter().next().ok_or_else(|| {
-            Abort::failed(format!(
-                "{} (status {}) has no form whose action is {path}",
-                self.url, self.status
-            ))
-        })
+        self.submissions()
+            .into_iter()
+            .find(|f| f.posts_to(path))
+            .ok_or_else(|| {
+                Abort::failed(format!(
+                    "{} (status {}) has no form posting to {path}",
+                    self.url, self.status
+                ))
+            })
     }
 
-    /// Whether the page holds a form whose action has the path `path`.
+    /// Whether the page holds a form that posts to the path `path`.
     pub fn has_form_to(&self, path: &str) -> bool {
-        !self.forms_to(path).is_empty()
+        self.submissions().iter().any(|f| f.posts_to(path))
     }
 
-    fn forms_to(&self, path: &str) -> Vec<Form> {
-        let doc = Html::parse_document(&self.html);
-        let sel = Selector::parse("form").expect("static selector");
-        doc.select(&sel)
-            .filter_map(|f| Form::from_element(f, &self.url).ok())
-            .filter(|f| f.action.path() == path)
-            .collect()
-    }
-
-    /// Everything a person reads on the page: its text nodes outside
-    /// `<script>` and `<style>`, with runs of whitespace as one space.
+    /// Everything a person reads on the page, as a browser renders it
+    /// (its `innerText`, as `page/text.rs` reads it), with runs of whitespace
+    /// as one space.
     pub fn text(&self) -> String {
-        let doc = Html::parse_document(&self.html);
-        let mut words = String::new();
-        for node in doc.root_element().descendants() {
-            if let Some(text) = node.value().as_text() {
-                let hidden = node.ancestors().any(|a| {
-                    a.value()
-                        .as_element()
-                        .is_some_and(|e| matches!(e.name(), "script" | "style"))
-                });
-                if !hidden {
-                    words.push(' ');
-                    words.push_str(text);
-                }
-            }
-        }
-        normalise(&words)
+        normalise(&text::inner_text(&Html::parse_document(&self.html)))
     }
 
     /// Whether a person reads `needle` on the page (whitespace runs compared
@@ -152,9 +155,24 @@ impl Page {
         self.redirects.first().cloned()
     }
 
-    /// The values of every hidden `_csrf` input on the page, so the caller can
-    /// register them as secrets.
+    /// The `_csrf` values the page's forms send (each once, in document
+    /// order; a disabled or unchecked decoy is no value): what a hand-built
+    /// form sends as the session's `_csrf`.
     pub fn csrf_values(&self) -> Vec<String> {
+        let mut values: Vec<String> = Vec::new();
+        for form in self.submissions() {
+            for (name, value) in form.fields {
+                if name == "_csrf" && !values.contains(&value) {
+                    values.push(value);
+                }
+            }
+        }
+        values
+    }
+
+    /// The value of every input named `_csrf`, sent or not, to register
+    /// as secrets: none reaches a report, whichever a form sends.
+    fn csrf_secrets(&self) -> Vec<String> {
         let doc = Html::parse_document(&self.html);
         let sel = Selector::parse("input[name=\"_csrf\"]").expect("static selector");
         doc.select(&sel)
@@ -168,23 +186,23 @@ fn normalise(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn parse_selector(selector: &str) -> Step<Selector> {
-    Selector::parse(selector)
-        .map_err(|e| Abort::errored(format!("bad CSS selector `{selector}`: {e}")))
-}
-
-/// A filled-in form, ready to submit.
+/// A filled-in form, ready to submit: its fields as a browser sends them
+/// with one submit button clicked.
 #[derive(Debug, Clone)]
 pub struct Form {
-    /// `GET` or `POST`, from the form's `method`.
+    /// `GET` or `POST`: the clicked button's `formmethod`, else the form's
+    /// `method`.
     pub method: String,
-    /// The absolute action URL (relative actions resolved against the page).
+    /// The absolute action URL: the clicked button's `formaction`, else the
+    /// form's `action`, resolved against the page (empty = the page's URL).
     pub action: url::Url,
-    /// Fields in document order, as `(name, value)`.
+    /// Fields in document order, as `(name, value)`, the clicked button's
+    /// own pair last.
     pub fields: Vec<(String, String)>,
-    /// Every named submit button, as `(name, value)`: the first is in
-    /// `fields` (the one a plain submit clicks); [`Form::click`] picks another.
-    submitters: Vec<(String, String)>,
+    /// Every submit button of the form that can be clicked.
+    submitters: Vec<forms::Submitter>,
+    /// The one clicked, if any (index into `submitters`).
+    clicked: Option<usize>,
 }
 
 impl Form {
@@ -195,101 +213,47 @@ impl Form {
             action,
             fields,
             submitters: Vec::new(),
+            clicked: None,
         }
     }
 
-    fn from_element(form: ElementRef<'_>, page: &url::Url) -> Step<Form> {
-        let method = form
-            .value()
-            .attr("method")
-            .unwrap_or("get")
-            .to_ascii_uppercase();
-        let action = match form.value().attr("action") {
-            Some(a) if !a.is_empty() => page
-                .join(a)
-                .map_err(|e| Abort::failed(format!("form action `{a}` on {page}: {e}")))?,
-            _ => page.clone(),
-        };
-        let mut fields = Vec::new();
-        let mut submitters = Vec::new();
-        let sel = Selector::parse("input, textarea, select, button").expect("static selector");
-        for el in form.select(&sel) {
-            let v = el.value();
-            let Some(name) = v.attr("name") else { continue };
-            if v.attr("disabled").is_some() {
-                continue;
-            }
-            match v.name() {
-                "textarea" => fields.push((name.to_owned(), el.text().collect())),
-                "select" => {
-                    let opt = Selector::parse("option").expect("static selector");
-                    let options: Vec<ElementRef<'_>> = el.select(&opt).collect();
-                    let chosen = options
-                        .iter()
-                        .find(|o| o.value().attr("selected").is_some())
-                        .or(options.first());
-                    if let Some(o) = chosen {
-                        let value = o
-                            .value()
-                            .attr("value")
-                            .map(str::to_owned)
-                            .unwrap_or_else(|| o.text().collect());
-                        fields.push((name.to_owned(), value));
-                    }
-                }
-                tag => {
-                    let kind =
-                        v.attr("type")
-                            .unwrap_or(if tag == "button" { "submit" } else { "text" });
-                    let value = v.attr("value").unwrap_or("").to_owned();
-                    match kind.to_ascii_lowercase().as_str() {
-                        // A browser sends the one submit button that was
-                        // clicked; we click the first.
-                        "submit" | "image" => {
-                            if submitters.is_empty() {
-                                fields.push((name.to_owned(), value.clone()));
-                            }
-                            submitters.push((name.to_owned(), value));
-                        }
-                        "reset" | "button" | "file" => {}
-                        "checkbox" | "radio" => {
-                            if v.attr("checked").is_some() {
-                                let value = if value.is_empty() { "on".into() } else { value };
-                                fields.push((name.to_owned(), value));
-                            }
-                        }
-                        _ => fields.push((name.to_owned(), value)),
-                    }
-                }
-            }
-        }
-        Ok(Form {
-            method,
-            action,
-            fields,
-            submitters,
-        })
+    /// Whether the form, submitted as it is, posts to the path `path`.
+    pub fn posts_to(&self, path: &str) -> bool {
+        self.method == "POST" && self.action.path() == path
     }
 
-    /// Clicks the submit button `name=value` instead of the first one, as a
-    /// person choosing between buttons does. A form without that button is
-    /// the page's failure.
+    /// Whether submitting the form as it is sends `name=value`.
+    pub fn sends(&self, name: &str, value: &str) -> bool {
+        self.fields.iter().any(|(n, v)| n == name && v == value)
+    }
+
+    /// Clicks the form's submit button `name=value` instead of the one
+    /// clicked, as a person choosing between buttons does: only that
+    /// button's pair is sent, with its `formaction` and `formmethod`. A form
+    /// without that button is the page's failure.
     pub fn click(&mut self, name: &str, value: &str) -> Step<&mut Self> {
-        if !self.submitters.iter().any(|(n, v)| n == name && v == value) {
+        let Some(i) = self
+            .submitters
+            .iter()
+            .position(|s| s.entry.iter().any(|(n, v)| n == name && v == value))
+        else {
             return Err(Abort::failed(format!(
                 "the form to {} has no submit button {name}={value}",
                 self.action.path()
             )));
+        };
+        if let Some(old) = self.clicked.map(|c| self.submitters[c].entry.clone()) {
+            for pair in old {
+                if let Some(at) = self.fields.iter().rposition(|f| *f == pair) {
+                    self.fields.remove(at);
+                }
+            }
         }
-        if let Some((first, first_value)) = self.submitters.first().cloned()
-            && let Some(i) = self
-                .fields
-                .iter()
-                .position(|(n, v)| *n == first && *v == first_value)
-        {
-            self.fields.remove(i);
-        }
-        self.fields.push((name.to_owned(), value.to_owned()));
+        let chosen = &self.submitters[i];
+        self.fields.extend(chosen.entry.iter().cloned());
+        self.action = chosen.action.clone();
+        self.method = chosen.method.clone();
+        self.clicked = Some(i);
         Ok(self)
     }
 
@@ -345,27 +309,39 @@ line two</textarea>
         <button type="submit" name="other" value="no">Other</button>
       </form></body></html>"#;
 
-    fn page() -> Page {
+    fn page_of(html: &str) -> Page {
         Page {
             status: 200,
             url: "http://127.0.0.1:9/alice/lab/agent-work-grants/3"
                 .parse()
                 .unwrap(),
-            html: HTML.into(),
+            html: html.into(),
             redirects: vec![],
         }
     }
 
+    fn page() -> Page {
+        page_of(HTML)
+    }
+
+    fn names(form: &Form) -> Vec<&str> {
+        form.fields.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
     #[test]
     fn a_form_is_filled_the_way_a_browser_fills_it() {
-        let form = page().form("form[action$=\"/approve\"]").unwrap();
+        let form = page()
+            .form_to("/alice/lab/agent-work-grants/3/approve")
+            .unwrap();
         assert_eq!(form.method, "POST");
         assert_eq!(
             form.action.as_str(),
             "http://127.0.0.1:9/alice/lab/agent-work-grants/3/approve"
         );
-        let names: Vec<&str> = form.fields.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["_csrf", "state_revision", "task", "agent", "go"]);
+        assert_eq!(
+            names(&form),
+            ["_csrf", "state_revision", "task", "agent", "go"]
+        );
         assert_eq!(form.field("_csrf"), Some("tok+en/="));
         assert_eq!(form.field("task"), Some("line one\nline two"));
         assert_eq!(form.field("agent"), Some("b"));
@@ -374,7 +350,7 @@ line two</textarea>
 
     #[test]
     fn clicking_a_button_sends_it_instead_of_the_first() {
-        let mut form = page().form("form").unwrap();
+        let mut form = page().form_with_field("task").unwrap();
         form.click("other", "no").unwrap();
         assert_eq!(form.field("go"), None);
         assert_eq!(form.field("other"), Some("no"));
@@ -384,13 +360,19 @@ line two</textarea>
 
     #[test]
     fn a_missing_form_is_a_contract_failure() {
-        let err = page().form("form[action$=\"/withdraw\"]").unwrap_err();
-        assert!(matches!(err, Abort::Failed(m) if m.contains("no form matching")));
+        let err = page()
+            .form_to("/alice/lab/agent-work-grants/3/withdraw")
+            .unwrap_err();
+        assert!(matches!(err, Abort::Failed(m) if m.contains("no form posting to")));
+        let err = page().form_with_field("user_name").unwrap_err();
+        assert!(
+            matches!(err, Abort::Failed(m) if m.contains("no form with a field named user_name"))
+        );
     }
 
     #[test]
     fn set_and_remove_change_the_fields() {
-        let mut form = page().form("form").unwrap();
+        let mut form = page().form_with_field("task").unwrap();
         form.set("state_revision", "1")
             .remove("_csrf")
             .set("extra", "v");
@@ -398,4 +380,190 @@ line two</textarea>
         assert_eq!(form.field("_csrf"), None);
         assert_eq!(form.field("extra"), Some("v"));
     }
+
+    #[test]
+    fn a_form_owns_controls_joined_by_its_id_and_not_those_sent_elsewhere() {
+        let page = page_of(
+            r#"<input form="f" type="hidden" name="_csrf" value="t">
+            <form id="f" method="post" action="/a"><input name="mine" value="1">
+              <input form="g" name="theirs" value="2"><input form="nowhere" name="lost" value="3"></form>
+            <form id="g" method="post" action="/b"></form>
+            <div id="h"></div><input form="h" name="no_form" value="4">
+            <button form="f" name="go" value="yes">Go</button>"#,
+        );
+        let a = page.form_to("/a").unwrap();
+        assert_eq!(
+            a.fields,
+            [
+                ("_csrf".into(), "t".into()),
+                ("mine".into(), "1".into()),
+                ("go".into(), "yes".into())
+            ]
+        );
+        let b = page.form_to("/b").unwrap();
+        assert_eq!(names(&b), ["theirs"]);
+        assert!(page.submissions().iter().all(|f| f.field("lost").is_none()));
+        assert!(
+            page.submissions()
+                .iter()
+                .all(|f| f.field("no_form").is_none())
+        );
+    }
+
+    #[test]
+    fn only_enabled_named_and_checked_controls_are_sent() {
+        let page = page_of(
+            r#"<form method="POST" action="/a">
+              <input name="text" value="a&#10;b"><input type="TEXT" name="upper" value="u">
+              <input type="bogus" name="unknown" value="k"><input value="unnamed"><input name="" value="e">
+              <input type="checkbox" name="on" checked><input type="checkbox" name="cb" value="v" checked>
+              <input type="checkbox" name="off" value="x"><input type="radio" name="r" value="1">
+              <input type="radio" name="r" value="2" checked>
+              <input type="reset" name="reset"><input type="button" name="btn" value="b">
+              <button type="button" name="button" value="b">B</button><button type="reset" name="rb">R</button>
+              <input name="dis" disabled value="d">
+              <fieldset disabled><legend><input name="in_legend" value="l"></legend><input name="in_set" value="s"></fieldset>
+              <datalist><input name="listed" value="l"></datalist>
+              <select name="single"><option disabled>x</option><option>  first   enabled </option><option>z</option></select>
+              <select name="multi" multiple><option selected value="1">a</option><option value="2">b</option><option selected value="3">c</option></select>
+              <select name="none" multiple><option>a</option></select>
+              <select name="two_selected"><option selected>a</option><option selected>b</option></select>
+              <select name="off_opt"><optgroup disabled><option selected>g</option></optgroup></select>
+              <textarea name="area">
+kept</textarea><textarea name="dis_area" disabled>x</textarea>
+            </form>"#,
+        );
+        let form = page.form_to("/a").unwrap();
+        assert_eq!(form.method, "POST");
+        let pairs: Vec<(&str, &str)> = form
+            .fields
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("text", "ab"),
+                ("upper", "u"),
+                ("unknown", "k"),
+                ("on", "on"),
+                ("cb", "v"),
+                ("r", "2"),
+                ("in_legend", "l"),
+                ("single", "first enabled"),
+                ("multi", "1"),
+                ("multi", "3"),
+                ("two_selected", "b"),
+                ("area", "kept"),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_clicked_submitter_alone_is_sent_with_its_own_action_and_method() {
+        let page = page_of(
+            r#"<base href="/base/"><form action="decide"><input type="hidden" name="_csrf" value="t">
+              <button name="d" value="approve">Approve</button>
+              <button name="d" value="withdraw" formaction="/g/withdraw" formmethod="post">Withdraw</button>
+              <button name="d" value="off" disabled>Off</button>
+              <input type="image" name="pic" src="x.png" formaction="" formmethod="POST">
+              <input type="submit" value="Unnamed" formmethod="bogus" formaction="/g/plain">
+            </form><form method="post"><input name="here" value="1"></form>"#,
+        );
+        let get_to = |path: &str| {
+            page.submissions()
+                .into_iter()
+                .find(|f| f.action.path() == path)
+                .unwrap()
+        };
+        let first = get_to("/base/decide");
+        // Every form the contract names posts: a GET to the same path is not it.
+        assert!(!page.has_form_to("/base/decide"));
+        assert_eq!(
+            (first.method.as_str(), first.field("d")),
+            ("GET", Some("approve"))
+        );
+        let withdraw = page.form_to("/g/withdraw").unwrap();
+        assert_eq!(withdraw.method, "POST");
+        assert_eq!(names(&withdraw), ["_csrf", "d"]);
+        assert_eq!(withdraw.field("d"), Some("withdraw"));
+        let image = page
+            .form_sending("/alice/lab/agent-work-grants/3", "pic.x", "0")
+            .unwrap();
+        assert_eq!(names(&image), ["_csrf", "pic.x", "pic.y"]);
+        let plain = get_to("/g/plain");
+        assert_eq!(
+            (plain.method.as_str(), names(&plain)),
+            ("GET", vec!["_csrf"])
+        );
+        assert!(
+            page.submissions()
+                .iter()
+                .all(|f| f.field("d") != Some("off"))
+        );
+        // Clicking another button moves the form to that button's action.
+        let mut form = first.clone();
+        form.click("d", "withdraw").unwrap();
+        assert_eq!(
+            (form.action.path(), form.method.as_str()),
+            ("/g/withdraw", "POST")
+        );
+        assert_eq!(form.fields.iter().filter(|(n, _)| n == "d").count(), 1);
+        // No action: the page's own URL, with the page's query.
+        let here = page.form_with_field("here").unwrap();
+        assert_eq!(here.action, page.url);
+        assert_eq!(here.method, "POST");
+    }
+
+    #[test]
+    fn a_form_is_chosen_by_what_it_sends_not_by_position() {
+        let page = page_of(
+            r#"<form method="post" action="/login/oauth/grant"><input type="hidden" name="_csrf" value="t">
+              <input type="hidden" name="granted" value="true"><button>Authorize</button></form>
+            <form method="post" action="/login/oauth/grant"><input type="hidden" name="_csrf" value="t">
+              <button name="granted" value="false">Deny</button></form>"#,
+        );
+        let deny = page
+            .form_sending("/login/oauth/grant", "granted", "false")
+            .unwrap();
+        assert_eq!(names(&deny), ["_csrf", "granted"]);
+        let allow = page
+            .form_sending("/login/oauth/grant", "granted", "true")
+            .unwrap();
+        assert_eq!(allow.field("granted"), Some("true"));
+        let err = page
+            .form_sending("/login/oauth/grant", "granted", "maybe")
+            .unwrap_err();
+        assert!(
+            matches!(err, Abort::Failed(m) if m.contains("no form posting to /login/oauth/grant that sends granted=maybe"))
+        );
+        let one = page_of(HTML);
+        let other = one
+            .form_sending("/alice/lab/agent-work-grants/3/approve", "other", "no")
+            .unwrap();
+        assert_eq!(other.field("go"), None);
+    }
+
+    #[test]
+    fn text_is_read_as_rendered() {
+        let page = page_of(
+            "<head><title>T</title><style>p{}</style></head><body>\
+             <dd>issue_<wbr>deleted</dd><p>9a14<span>f868</span>-<b>4ea0</b>&#95;x&amp;y</p>\
+             <div>one</div><div>two</div>a<br>b<table><tr><td>c</td><td>d</td></tr></table>\
+             <script>no</script><template>no</template><p hidden>no</p><input type=hidden value=no>\
+             <textarea>no</textarea><details><summary>sum</summary>no</details>\
+             <details open><summary>s</summary>yes</details>\
+             <ul><li>l1</li><li>l2</li></ul>via <a href=/x>agent</a> work grant #<code>7</code></body>",
+        );
+        assert_eq!(
+            page.text(),
+            "issue_deleted 9a14f868-4ea0_x&y one two a b c d sum s yes l1 l2 via agent work grant #7"
+        );
+        assert!(page.shows("issue_deleted"));
+        assert!(page.shows("via agent work grant #7"));
+        assert!(!page.shows("no"));
+    }
 }
+
+#[cfg(test)]
+mod browser_test;

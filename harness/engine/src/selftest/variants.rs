@@ -3,8 +3,10 @@
 //! faults build also carries variants (`CORE_VARIANT`, `docs/faults.md`)
 //! that differ from refcore only where the contract leaves room: other
 //! markup, extra JSON members, other error wording, another `Link` style,
-//! absolute redirects, pretty JSON, another cookie name. Every trial must
-//! pass against each.
+//! absolute redirects, pretty JSON, another cookie name, markup inside words,
+//! form controls joined by `form="id"` or that a browser does not send, the
+//! consent decision as two forms, actions relative to a `<base>`. Every
+//! trial must pass against each.
 //!
 //! As with faults, the list comes from the binary (`refcore
 //! --list-variants`), so a new variant is run without being registered here.

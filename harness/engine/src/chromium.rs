@@ -1,0 +1,57 @@
+//! Headless Chromium for the tests that check what a real browser makes of
+//! a page (the HTML report, page text).
+//!
+//! Chromium is a test dependency from Debian's packages (`.ci/run` installs
+//! it). Without it these tests fail, naming the install command: a browser
+//! check that silently skips is no check.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Chromium's binary: `$GRANTGATE_CHROMIUM`, else `chromium` or
+/// `chromium-browser` on `PATH`.
+pub fn chromium() -> PathBuf {
+    if let Some(p) = std::env::var_os("GRANTGATE_CHROMIUM") {
+        return PathBuf::from(p);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser"] {
+            if dir.join(name).is_file() {
+                return dir.join(name);
+            }
+        }
+    }
+    panic!(
+        "Chromium is needed to check pages in a real browser and is not installed: \
+         run `apt-get install -y chromium` (Debian), or set GRANTGATE_CHROMIUM to its binary"
+    );
+}
+
+/// The DOM Chromium builds from the file `page` (its scripts run), as
+/// `--dump-dom` serialises it; `profile` is a fresh directory for its
+/// profile.
+pub fn dump_dom(page: &Path, profile: &Path) -> String {
+    let browser = chromium();
+    let out = Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap_or_else(|e| panic!("could not start {browser:?}: {e}"));
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success() && dom.contains("</html>"),
+        "{browser:?} did not render {page:?} ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dom
+}

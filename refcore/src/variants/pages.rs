@@ -1,0 +1,301 @@
+//! Variants of refcore's pages that a browser reads and submits exactly as
+//! refcore's own: inline markup inside words, form controls outside their
+//! `<form>`, the consent decision as two forms, and more form controls than
+//! refcore writes. Plain text edits of refcore's HTML, safe for the reason
+//! `markup` is: every user-supplied text is escaped, so a literal `<` or `"`
+//! is always refcore's markup.
+
+/// Elements whose content is not text a person reads as words, or whose
+/// content the parser does not read as markup: left exactly as they are.
+const RAW: [&str; 6] = ["pre", "textarea", "title", "script", "style", "option"];
+
+/// `inline-markup`: every word of the text a person reads gets inline markup
+/// inside it: a `<span>` around its first character, a `<wbr>` in its middle
+/// and each `_` written `&#95;`. A browser reads every word as before
+/// (`issue_<wbr>deleted` is `issue_deleted`); a reader that splits words at
+/// elements does not. Words holding an entity are left whole.
+pub fn inline_markup(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() * 2);
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&split_words(&rest[..lt]));
+        let tag_end = rest[lt..].find('>').map_or(rest.len(), |i| lt + i + 1);
+        let tag = &rest[lt..tag_end];
+        out.push_str(tag);
+        rest = &rest[tag_end..];
+        let name: String = tag[1..]
+            .chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if RAW.contains(&name.as_str()) {
+            let close = format!("</{name}");
+            let end = rest.find(&close).unwrap_or(rest.len());
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+        }
+    }
+    out.push_str(&split_words(rest));
+    out
+}
+
+fn split_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 3);
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(&split_word(word));
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_whitespace() {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+fn split_word(word: &str) -> String {
+    let chars: Vec<char> = word.chars().collect();
+    if chars.len() < 2 || word.contains('&') {
+        return word.to_string();
+    }
+    let esc = |cs: &[char]| -> String {
+        cs.iter()
+            .map(|c| match c {
+                '_' => "&#95;".to_string(),
+                c => c.to_string(),
+            })
+            .collect()
+    };
+    let mid = chars.len() / 2;
+    if chars.len() < 3 {
+        return format!("{}<wbr>{}", esc(&chars[..mid]), esc(&chars[mid..]));
+    }
+    format!(
+        "<span class=\"w\">{}</span>{}<wbr>{}",
+        esc(&chars[..1]),
+        esc(&chars[1..mid]),
+        esc(&chars[mid..])
+    )
+}
+
+/// Each `<form …>…</form>` of `html`, in order, replaced by `f(index, open
+/// tag, inner HTML)`. refcore's forms do not nest.
+fn each_form(html: &str, mut f: impl FnMut(usize, &str, &str) -> String) -> String {
+    let mut out = String::with_capacity(html.len() + 512);
+    let mut rest = html;
+    let mut index = 0;
+    while let Some(start) = rest.find("<form") {
+        let Some(open_len) = rest[start..].find('>').map(|i| i + 1) else {
+            break;
+        };
+        let Some(close) = rest[start..].find("</form>") else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        let open = &rest[start..start + open_len];
+        let inner = &rest[start + open_len..start + close];
+        out.push_str(&f(index, open, inner));
+        index += 1;
+        rest = &rest[start + close + "</form>".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `form-owner`: every form is left empty, with an `id`; its controls
+/// (hidden `_csrf` and `state_revision`, login fields, submit buttons) stand
+/// right after it, each joined to it with `form="id"` (HTML's form owner).
+pub fn form_owner(html: &str) -> String {
+    each_form(html, |i, open, inner| {
+        let id = format!("vf-{i}");
+        let owned = ["<input ", "<button ", "<button>", "<select ", "<textarea "]
+            .iter()
+            .fold(inner.to_string(), |acc, tag| {
+                let bare = tag.trim_end_matches([' ', '>']);
+                acc.replace(tag, &format!("{bare} form=\"{id}\"{}", &tag[bare.len()..]))
+            });
+        format!(
+            "{}></form>\n<div class=\"form-fields\">{owned}</div>",
+            open.replacen("<form", &format!("<form id=\"{id}\""), 1)
+                .trim_end_matches('>')
+        )
+    })
+}
+
+/// `consent-two-forms`: the consent decision (§9) as two forms posting to
+/// the same action, one per decision: "Authorize" sends a hidden
+/// `granted=true` with an unnamed button, "Deny" a `granted=false` button.
+pub fn consent_two_forms(html: &str) -> String {
+    const ALLOW: &str =
+        "<button type=\"submit\" name=\"granted\" value=\"true\">Authorize</button>\n";
+    const DENY: &str = "<button type=\"submit\" name=\"granted\" value=\"false\">Deny</button>\n";
+    each_form(html, |_, open, inner| {
+        if !open.contains("action=\"/login/oauth/grant\"") || !inner.contains(ALLOW) {
+            return format!("{open}{inner}</form>");
+        }
+        let fields = inner.replace(ALLOW, "").replace(DENY, "");
+        format!(
+            "{open}{fields}<input type=\"hidden\" name=\"granted\" value=\"true\">\
+             <button type=\"submit\">Authorize</button></form>\n\
+             {open}{fields}{DENY}</form>"
+        )
+    })
+}
+
+/// `base-relative`: a `<base href="/">` in the head and every form action,
+/// `formaction` and link written relative to it (`action="alice/lab/…"`):
+/// a browser resolves them against the base URL, not the page's.
+pub fn base_relative(html: &str) -> String {
+    html.replace(" action=\"/", " action=\"")
+        .replace(" formaction=\"/", " formaction=\"")
+        .replace(" href=\"/", " href=\"")
+        .replacen("<head>\n", "<head>\n<base href=\"/\">\n", 1)
+}
+
+/// The value of every decoy control under `form-controls`.
+const DECOY: &str = "decoy-not-a-field-value";
+
+/// `form-controls`: what other Cores' forms hold and a browser does not
+/// send: before each hidden input, a disabled text input and an unchecked
+/// checkbox of the same name; after the fields, a `type="button"` button, a
+/// reset input and a checked checkbox the Core ignores; submit buttons
+/// without `type` (a button submits by default); `method="POST"` in upper
+/// case. On a grant page with both
+/// decisions, one form: Approve, and Withdraw with `formaction`.
+pub fn form_controls(html: &str) -> String {
+    let html = merge_decisions(html);
+    each_form(&html, |_, open, inner| {
+        let mut fields = String::new();
+        let mut rest = inner;
+        while let Some(at) = rest.find("<input type=\"hidden\" name=\"") {
+            let name_at = at + "<input type=\"hidden\" name=\"".len();
+            let name_len = rest[name_at..].find('"').unwrap_or(0);
+            let name = &rest[name_at..name_at + name_len];
+            fields.push_str(&rest[..at]);
+            fields.push_str(&format!(
+                "<input type=\"text\" name=\"{name}\" value=\"{DECOY}\" disabled hidden>\
+                 <input type=\"checkbox\" name=\"{name}\" value=\"{DECOY}\">"
+            ));
+            fields.push_str("<input type=\"hidden\" name=\"");
+            rest = &rest[name_at..];
+        }
+        fields.push_str(rest);
+        let fields = fields.replace("<button type=\"submit\"", "<button");
+        let open = open.replace("method=\"post\"", "method=\"POST\"");
+        format!(
+            "{open}{fields}<button type=\"button\" name=\"x_help\" value=\"{DECOY}\">Help</button>\
+             <input type=\"reset\" name=\"x_reset\" value=\"Reset\">\
+             <label><input type=\"checkbox\" name=\"x_remember\" value=\"1\" checked> Remember</label></form>"
+        )
+    })
+}
+
+/// The grant page's approve and withdraw forms as one form whose Withdraw
+/// button carries `formaction` (they post the same fields).
+fn merge_decisions(html: &str) -> String {
+    let withdraw_open = "<form method=\"post\" action=\"";
+    let Some(w) = html.find("class=\"grant-withdraw\">") else {
+        return html.to_string();
+    };
+    if !html.contains("class=\"grant-approve\">") {
+        return html.to_string();
+    }
+    let Some(form_start) = html[..w].rfind(withdraw_open) else {
+        return html.to_string();
+    };
+    let action_start = form_start + withdraw_open.len();
+    let Some(action_len) = html[action_start..].find('"') else {
+        return html.to_string();
+    };
+    let action = &html[action_start..action_start + action_len];
+    let Some(form_len) = html[form_start..].find("</form>\n") else {
+        return html.to_string();
+    };
+    let mut out = html.to_string();
+    let button =
+        format!("<button type=\"submit\" formaction=\"{action}\">Withdraw</button></form>\n");
+    out.replace_range(form_start..form_start + form_len + "</form>\n".len(), "");
+    let approve = out.find("class=\"grant-approve\">").unwrap_or(0);
+    if let Some(end) = out[approve..].find("</form>\n") {
+        out.replace_range(approve + end..approve + end + "</form>\n".len(), &button);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_markup_splits_words_but_not_raw_text_or_entities() {
+        let out = inline_markup(
+            "<title>t_x</title><dd class=\"s\">issue_deleted</dd> a &amp;b <pre>\nx_y</pre>#7",
+        );
+        assert_eq!(
+            out,
+            "<title>t_x</title><dd class=\"s\"><span class=\"w\">i</span>ssue&#95;<wbr>deleted</dd> \
+             a &amp;b <pre>\nx_y</pre>#<wbr>7"
+        );
+    }
+
+    #[test]
+    fn form_owner_moves_controls_out_and_joins_them_by_id() {
+        let out = form_owner(
+            "<form method=\"post\" action=\"/a\"><input type=\"hidden\" name=\"_csrf\" value=\"t\">\
+             <button type=\"submit\">Go</button></form><form action=\"/b\"><button>B</button></form>",
+        );
+        assert_eq!(
+            out,
+            "<form id=\"vf-0\" method=\"post\" action=\"/a\"></form>\n<div class=\"form-fields\">\
+             <input form=\"vf-0\" type=\"hidden\" name=\"_csrf\" value=\"t\">\
+             <button form=\"vf-0\" type=\"submit\">Go</button></div>\
+             <form id=\"vf-1\" action=\"/b\"></form>\n<div class=\"form-fields\"><button form=\"vf-1\">B</button></div>"
+        );
+    }
+
+    #[test]
+    fn the_consent_form_becomes_two() {
+        let page = "<form method=\"post\" action=\"/login/oauth/grant\" class=\"oauth-grant\">\n\
+                    <input type=\"hidden\" name=\"_csrf\" value=\"t\">\n\
+                    <button type=\"submit\" name=\"granted\" value=\"true\">Authorize</button>\n\
+                    <button type=\"submit\" name=\"granted\" value=\"false\">Deny</button>\n</form>";
+        let out = consent_two_forms(page);
+        assert_eq!(out.matches("<form ").count(), 2, "{out}");
+        assert_eq!(out.matches("name=\"_csrf\"").count(), 2, "{out}");
+        assert!(out.contains("name=\"granted\" value=\"true\"><button type=\"submit\">Authorize"));
+        assert!(!out.contains("value=\"true\">Authorize"), "{out}");
+        assert_eq!(out.matches("value=\"false\">Deny").count(), 1, "{out}");
+    }
+
+    #[test]
+    fn form_controls_add_decoys_and_merge_the_decisions() {
+        let page = "<div>\n<form method=\"post\" action=\"/g/1/approve\" class=\"grant-approve\">\
+                    <input type=\"hidden\" name=\"_csrf\" value=\"t\"><button type=\"submit\">Approve</button></form>\n\
+                    <form method=\"post\" action=\"/g/1/withdraw\" class=\"grant-withdraw\">\
+                    <input type=\"hidden\" name=\"_csrf\" value=\"t\"><button type=\"submit\">Withdraw</button></form>\n</div>";
+        let out = form_controls(page);
+        assert_eq!(out.matches("<form ").count(), 1, "{out}");
+        assert!(out.contains("<button>Approve</button>"), "{out}");
+        assert!(out.contains("<button formaction=\"/g/1/withdraw\">Withdraw</button>"));
+        assert!(out.contains("name=\"_csrf\" value=\"decoy-not-a-field-value\" disabled hidden>"));
+        assert!(out.contains("<input type=\"hidden\" name=\"_csrf\" value=\"t\">"));
+        assert!(out.contains("name=\"x_remember\" value=\"1\" checked>"));
+        assert!(out.contains("<form method=\"POST\" action=\"/g/1/approve\""));
+    }
+
+    #[test]
+    fn base_relative_writes_paths_against_a_base() {
+        let out = base_relative(
+            "<head>\n<title>t</title></head><a href=\"/\">h</a><form method=\"post\" action=\"/a/b\">",
+        );
+        assert_eq!(
+            out,
+            "<head>\n<base href=\"/\">\n<title>t</title></head><a href=\"\">h</a><form method=\"post\" action=\"a/b\">"
+        );
+    }
+}
