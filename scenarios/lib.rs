@@ -31,6 +31,7 @@ pub mod exact_replay;
 pub mod exact_replay_access;
 pub mod flows;
 pub mod grammars;
+pub mod grammars_credentials;
 pub mod grammars_text;
 pub mod lifecycle;
 pub mod pagination;
@@ -80,6 +81,7 @@ pub fn catalogue() -> Vec<Scenario> {
         consent_authority::scenarios(),
         grammars::scenarios(),
         grammars_text::scenarios(),
+        grammars_credentials::scenarios(),
     ];
     families.concat()
 }

@@ -36,6 +36,27 @@ pub struct BotToken {
     secret: String,
 }
 
+/// A bot's secrets, lent to [`Ctx::authorizations`] to build
+/// `Authorization` values; no `Debug`, and never kept.
+pub struct Credentials {
+    /// The bot's login.
+    pub login: String,
+    /// Its token's secret.
+    pub token: String,
+    /// Its fixture password.
+    pub password: String,
+}
+
+/// `Basic` and the standard base64 of `text` as it is (RFC 7617: `user:pass`
+/// when well formed; a grammar may leave the colon out).
+pub fn basic(text: &str) -> String {
+    use base64::Engine as _;
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(text.as_bytes())
+    )
+}
+
 /// How to start a bot's adapter, from [`Ctx::bot_builder`]; `start` runs it.
 pub struct BotBuilder<'a> {
     ctx: &'a mut Ctx,
@@ -403,6 +424,42 @@ impl Ctx {
                 self.basic_authorization("no-such-login-gg", &made_up())?,
             ),
         ])
+    }
+
+    /// `Authorization` values that `make` builds from `login`'s secrets
+    /// (its fixture token, or `minted`'s instead, and its fixture password):
+    /// the scenario writes a credential grammar, the engine holds the
+    /// secrets. Every value, and the encoded part of a `Basic` one, is
+    /// registered as a secret, so no report shows it.
+    pub fn authorizations(
+        &self,
+        login: &str,
+        minted: Option<&BotToken>,
+        make: impl FnOnce(&Credentials) -> Vec<(String, Option<String>)>,
+    ) -> Step<Vec<(String, Option<String>)>> {
+        let token = match minted {
+            Some(t) => t.secret.clone(),
+            None => self.token(login)?,
+        };
+        let password = self
+            .applied
+            .bot_passwords
+            .get(login)
+            .cloned()
+            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
+        let values = make(&Credentials {
+            login: login.to_owned(),
+            token,
+            password,
+        });
+        let secrets = self.journal.secrets();
+        for value in values.iter().filter_map(|(_, v)| v.as_deref()) {
+            secrets.register(value);
+            if let Some((_, rest)) = value.split_once(' ') {
+                secrets.register(rest.trim());
+            }
+        }
+        Ok(values)
     }
 
     /// `Authorization: Basic` of `login:secret`, encoded by reqwest exactly
