@@ -172,6 +172,9 @@ mod catalogue {
         BodyLimitOff,
         /// A request without any credential is 404 instead of 401.
         MissingCredentialAnswers404,
+        /// The API reads the `Authorization` scheme case-sensitively: only
+        /// `token`, `Bearer` and `Basic` as spelled, not `bearer`.
+        BearerSchemeCaseSensitive,
         /// A blank (empty or whitespace-only) title is accepted.
         BlankTitleAccepted,
         /// Replay compares with the live Issue's title and body, not the stored input.
@@ -241,7 +244,7 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 71] = [
+    pub const ALL: [(Fault, &str); 72] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -317,6 +320,10 @@ mod catalogue {
         (
             Fault::MissingCredentialAnswers404,
             "missing-credential-answers-404",
+        ),
+        (
+            Fault::BearerSchemeCaseSensitive,
+            "bearer-scheme-case-sensitive",
         ),
         (Fault::BlankTitleAccepted, "blank-title-accepted"),
         (Fault::ReplayComparesLiveIssue, "replay-compares-live-issue"),

@@ -90,6 +90,9 @@ fn unauthorized() -> AppError {
 async fn authenticate(header: &str, state: &AppState) -> Result<Caller, AppError> {
     let (scheme, rest) = header.split_once(' ').ok_or_else(unauthorized)?;
     let rest = rest.trim();
+    if fault!(BearerSchemeCaseSensitive) && !["token", "Bearer", "Basic"].contains(&scheme) {
+        return Err(unauthorized());
+    }
     match scheme.to_ascii_lowercase().as_str() {
         "token" | "bearer" => by_token(rest, None, state).await,
         "basic" => {
