@@ -14,7 +14,7 @@ use crate::grammars::{Table, at_once};
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
-    vec![credential_grammar()]
+    vec![credential_grammar(), deleted_credential_grammar()]
 }
 
 /// The bot that is not the grant's agent (fixture `lab`).
@@ -107,32 +107,200 @@ enum Caller {
     Other,
 }
 
+/// The grant routes (§3), then the ordinary Issue routes and a site-admin
+/// setup route (§5): every route that takes a credential.
+const GRANT_ROUTES: [&str; 5] = ["list", "get", "confirm", "submit", "readback"];
+const ROUTES: [&str; 8] = [
+    "list",
+    "get",
+    "confirm",
+    "submit",
+    "readback",
+    "GET issue",
+    "POST issues",
+    "POST admin/users",
+];
+
+/// What the routes act on: an active grant of lab-bot with one receipt
+/// (and its Issue), a grant awaiting lab-bot's confirmation, and the
+/// witness that a refusal writes nothing.
+struct World {
+    active: GrantRef,
+    proposal: Proposal,
+    pending: GrantRef,
+    pending_proposal: Proposal,
+    first: NewIssue,
+    refused: NewIssue,
+    index: i64,
+    watch: Watch,
+}
+
+impl World {
+    /// alice prepares both grants; lab-bot confirms one, alice approves it,
+    /// and lab-bot submits one Issue through it.
+    async fn new(ctx: &mut Ctx) -> Step<World> {
+        let alice = ctx.human("alice")?;
+        alice.login().await?;
+        let bot = ctx.bot(LAB_BOT).await?;
+        let (active, proposal) = flows::active_grant(ctx, &alice, &bot, LAB, "Credentials").await?;
+        let (pending, _) = alice
+            .prepare_grant(LAB, LAB_BOT, "Credentials, pending", "summary")
+            .await?;
+        let pending_proposal = bot.read_proposal(&pending).await?;
+        let first = NewIssue::new("Credentials", "the receipt every caller reads");
+        let answer = ctx
+            .native(LAB_BOT)?
+            .submit(&active, &proposal, &first)
+            .await?;
+        ctx.expect_status("lab-bot's first submission", answer.status, 201)?;
+        let index = answer.json()?["submission"]["issue"]["index"]
+            .as_i64()
+            .unwrap_or(1);
+        let refused = NewIssue::new("Refused", "never written");
+        let watch = Watch::new(LAB_BOT, LAB)
+            .grant(&active)
+            .grant(&pending)
+            .key(&active, &first.request_key)
+            .key(&active, &refused.request_key);
+        Ok(World {
+            active,
+            proposal,
+            pending,
+            pending_proposal,
+            first,
+            refused,
+            index,
+            watch,
+        })
+    }
+
+    /// Route `name` as `caller` sends it (method, path, body) and the status
+    /// §3 gives; `n` makes a written title or login unique. The bot's own
+    /// credential confirms the active grant (409: it is past
+    /// `awaiting_agent`), so only a refused caller meets the pending one.
+    fn route(
+        &self,
+        name: &str,
+        caller: Caller,
+        n: usize,
+    ) -> (&'static str, String, Option<Value>, u16) {
+        let own = caller == Caller::Own;
+        let agent_only = if own { 200 } else { 404 };
+        match name {
+            "list" => ("GET", core_api::grant_list("state=all"), None, 200),
+            "get" => ("GET", core_api::grant(&self.active), None, agent_only),
+            "confirm" if own => (
+                "POST",
+                core_api::confirm(&self.active),
+                Some(core_api::confirm_body(&self.proposal)),
+                409,
+            ),
+            "confirm" => (
+                "POST",
+                core_api::confirm(&self.pending),
+                Some(core_api::confirm_body(&self.pending_proposal)),
+                404,
+            ),
+            "submit" => {
+                let fresh = NewIssue::new(&format!("Credentials {n}"), "a valid form");
+                let issue = if own { &fresh } else { &self.refused };
+                (
+                    "POST",
+                    core_api::submit(&self.active),
+                    Some(core_api::submit_body(&self.proposal, issue)),
+                    if own { 201 } else { 404 },
+                )
+            }
+            "readback" => (
+                "GET",
+                core_api::submission(&self.active, &self.first.request_key),
+                None,
+                agent_only,
+            ),
+            "GET issue" => ("GET", core_api::issue(LAB, self.index), None, 200),
+            "POST issues" => (
+                "POST",
+                core_api::issues(LAB),
+                Some(json!({"title": format!("Ordinary {n}"), "body": "a valid form"})),
+                201,
+            ),
+            _ => (
+                "POST",
+                "/api/v1/admin/users".into(),
+                Some(json!({
+                    "login": format!("cred-user-{n}"),
+                    "email": format!("cred-user-{n}@example.invalid"),
+                    "password": made_up(),
+                    "type": "individual",
+                })),
+                403,
+            ),
+        }
+    }
+
+    /// Sends each credential of `bad` to every route at once: each answer
+    /// is 401 with an error body (with no credential at all, the private
+    /// repository of an ordinary Issue route may instead be as invisible as
+    /// to any user without permission, §1: 404), and nothing is written.
+    async fn refused(
+        &self,
+        ctx: &Ctx,
+        table: &str,
+        bad: &[(String, Option<String>)],
+    ) -> Step<usize> {
+        let before = self.watch.take(ctx).await?;
+        let issues = flows::issue_count(ctx, LAB).await?;
+        let native = ctx.native(LAB_BOT)?;
+        let mut calls = Vec::new();
+        for (case, value) in bad {
+            for name in ROUTES {
+                let n = calls.len();
+                calls.push((case, value, name, self.route(name, Caller::Bad, n)));
+            }
+        }
+        let answers = at_once(
+            calls
+                .iter()
+                .map(|(case, value, _, (method, path, body, _))| {
+                    let client = native.with_authorization(case, value.as_deref());
+                    async move { client.call(method, path, body.as_ref()).await }
+                }),
+        )
+        .await?;
+        let mut table = Table::new(table, "grant, Issue and admin routes");
+        for ((case, value, name, _), answer) in calls.iter().zip(&answers) {
+            let allowed: &[u16] = if value.is_none() && name.contains("issue") {
+                &[401, 404]
+            } else {
+                &[401]
+            };
+            table.status(&format!("{name} with {case}"), answer, allowed);
+        }
+        let cases = table.finish(ctx)?;
+        self.watch
+            .expect_unchanged(ctx, "after the refused credentials", &before)
+            .await?;
+        ctx.expect_eq(
+            "Issues in alice/lab after the refused credentials",
+            flows::issue_count(ctx, LAB).await?,
+            issues,
+        )?;
+        Ok(cases)
+    }
+}
+
 /// The credential grammar on every route that takes one: each valid form
 /// of lab-bot's credential is served on the five grant routes (list and
 /// get 200, confirm of an active grant 409, submit 201, readback 200), on
-/// `GET` and `POST /repos/{owner}/{repo}/issues` (200, 201), and refused
-/// with 403 on `POST /admin/users` (a bot is no site admin); each invalid
-/// class is 401 with an error body on all eight; another bot's token gets
-/// 404 on each grant route of lab-bot's grants and a list without them,
-/// and 403 on the admin route. Nothing is written for a refusal.
+/// `GET /repos/{owner}/{repo}/issues/{index}` (200) and `POST
+/// /repos/{owner}/{repo}/issues` (201), and refused with 403 on `POST
+/// /admin/users` (a bot is no site admin); each invalid class is 401 with
+/// an error body on all eight; another bot's token gets 404 on each grant
+/// route of lab-bot's grants and a list without them, and 403 on the admin
+/// route. Nothing is written for a refusal.
 #[scenario(Grammars, parity, clauses = ["S1.token.forms", "S3.statuses", "S3.agent-only", "S3.error-body", "S5.setup.issues", "S5.setup.issue-read"])]
 async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
-    let alice = ctx.human("alice")?;
-    alice.login().await?;
-    let bot = ctx.bot(LAB_BOT).await?;
-    let (active, proposal) = flows::active_grant(ctx, &alice, &bot, LAB, "Credentials").await?;
-    let (pending, _) = alice
-        .prepare_grant(LAB, LAB_BOT, "Credentials, pending", "summary")
-        .await?;
-    let pending_proposal = bot.read_proposal(&pending).await?;
-    let native = ctx.native(LAB_BOT)?;
-    let first = NewIssue::new("Credentials", "the receipt every caller reads");
-    let answer = native.submit(&active, &proposal, &first).await?;
-    ctx.expect_status("lab-bot's first submission", answer.status, 201)?;
-    let index = answer.json()?["submission"]["issue"]["index"]
-        .as_i64()
-        .unwrap_or(1);
-
+    let world = World::new(ctx).await?;
     let valid = ctx.authorizations(LAB_BOT, None, valid)?;
     let invalid = ctx.authorizations(LAB_BOT, None, invalid)?;
     let other = ctx.authorizations(OTHER_BOT, None, |c| {
@@ -141,198 +309,66 @@ async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
             Some(format!("token {}", c.token)),
         )]
     })?;
-
-    // The eight routes, each with what the caller sends and gets.
-    let refused = NewIssue::new("Refused", "never written");
-    let route =
-        |name: &str, caller: Caller, n: usize| -> (String, &str, String, Option<Value>, u16) {
-            let grant_path = |g: &GrantRef| core_api::grant(g);
-            let confirm_grant = if caller == Caller::Own {
-                &active
-            } else {
-                &pending
-            };
-            let confirm_proposal = if caller == Caller::Own {
-                &proposal
-            } else {
-                &pending_proposal
-            };
-            let own_issue = NewIssue::new(&format!("Credentials {n}"), name);
-            match name {
-                "list" => (
-                    "list".into(),
-                    "GET",
-                    core_api::grant_list("state=all"),
-                    None,
-                    200,
-                ),
-                "get" => (
-                    "get".into(),
-                    "GET",
-                    grant_path(&active),
-                    None,
-                    if caller == Caller::Own { 200 } else { 404 },
-                ),
-                "confirm" => (
-                    "confirm".into(),
-                    "POST",
-                    core_api::confirm(confirm_grant),
-                    Some(core_api::confirm_body(confirm_proposal)),
-                    match caller {
-                        Caller::Own => 409,
-                        _ => 404,
-                    },
-                ),
-                "submit" => (
-                    "submit".into(),
-                    "POST",
-                    core_api::submit(&active),
-                    Some(core_api::submit_body(
-                        &proposal,
-                        if caller == Caller::Own {
-                            &own_issue
-                        } else {
-                            &refused
-                        },
-                    )),
-                    if caller == Caller::Own { 201 } else { 404 },
-                ),
-                "readback" => (
-                    "readback".into(),
-                    "GET",
-                    core_api::submission(&active, &first.request_key),
-                    None,
-                    if caller == Caller::Own { 200 } else { 404 },
-                ),
-                "issue" => (
-                    "GET issue".into(),
-                    "GET",
-                    core_api::issue(LAB, index),
-                    None,
-                    200,
-                ),
-                "new issue" => (
-                    "POST issues".into(),
-                    "POST",
-                    core_api::issues(LAB),
-                    Some(json!({"title": format!("Ordinary {n}"), "body": name})),
-                    201,
-                ),
-                _ => (
-                    "POST admin/users".into(),
-                    "POST",
-                    "/api/v1/admin/users".into(),
-                    Some(json!({
-                        "login": format!("cred-user-{n}"),
-                        "email": format!("cred-user-{n}@example.invalid"),
-                        "password": made_up(),
-                        "type": "individual",
-                    })),
-                    403,
-                ),
-            }
-        };
-    let grant_routes = ["list", "get", "confirm", "submit", "readback"];
-    let all_routes = [&grant_routes[..], &["issue", "new issue", "admin"]].concat();
-
-    let watch = Watch::new(LAB_BOT, LAB)
-        .grant(&active)
-        .grant(&pending)
-        .key(&active, &first.request_key)
-        .key(&active, &refused.request_key);
-    let before = watch.take(ctx).await?;
-    let issues = flows::issue_count(ctx, LAB).await?;
-    let mut cases = 0;
-    let mut n = 0;
+    let mut n = 1000;
 
     ctx.step(&format!(
         "{} invalid credentials on {} routes, at once",
         invalid.len(),
-        all_routes.len()
+        ROUTES.len()
     ));
-    let mut table = Table::new("invalid credentials", "grant, Issue and admin routes");
-    let mut calls = Vec::new();
-    for (case, value) in &invalid {
-        for r in &all_routes {
-            n += 1;
-            calls.push((case, value, route(r, Caller::Bad, n)));
-        }
-    }
-    let answers = at_once(
-        calls
-            .iter()
-            .map(|(case, value, (_, method, path, body, _))| {
-                let client = native.with_authorization(case, value.as_deref());
-                async move { client.call(method, path, body.as_ref()).await }
-            }),
-    )
-    .await?;
-    for ((case, value, (name, ..)), answer) in calls.iter().zip(&answers) {
-        // With no credential at all, the private repository of an ordinary
-        // route is as invisible as to any user without permission (§1).
-        let allowed: &[u16] = if value.is_none() && name.contains("issue") {
-            &[401, 404]
-        } else {
-            &[401]
-        };
-        table.status(&format!("{name} with {case}"), answer, allowed);
-    }
-    cases += table.finish(ctx)?;
+    let mut cases = world.refused(ctx, "invalid credentials", &invalid).await?;
 
     ctx.step("another bot's token on lab-bot's grant routes and the admin route");
+    let before = world.watch.take(ctx).await?;
     let mut table = Table::new("another bot's credential", "grant and admin routes");
     let (case, value) = &other[0];
-    let client = native.with_authorization(case, value.as_deref());
-    for r in grant_routes.iter().chain(&["admin"]) {
+    let client = ctx
+        .native(LAB_BOT)?
+        .with_authorization(case, value.as_deref());
+    for name in GRANT_ROUTES.iter().chain(&["POST admin/users"]) {
         n += 1;
-        let (name, method, path, body, status) = route(r, Caller::Other, n);
+        let (method, path, body, status) = world.route(name, Caller::Other, n);
         let answer = client.call(method, &path, body.as_ref()).await?;
-        if *r == "list" {
-            let theirs = answer
-                .grants()
-                .map(|g| g.iter().any(|g| g.id == active.id || g.id == pending.id));
-            table.check(
-                &name,
-                answer.status == 200 && theirs == Ok(false),
-                answer.status.to_string(),
-            );
+        if *name == "list" {
+            let theirs = answer.grants().map(|g| {
+                g.iter()
+                    .any(|g| g.id == world.active.id || g.id == world.pending.id)
+            });
+            let ok = answer.status == 200 && theirs == Ok(false);
+            table.check(name, ok, answer.status.to_string());
         } else {
-            table.status(&name, &answer, &[status]);
+            table.status(name, &answer, &[status]);
         }
     }
     cases += table.finish(ctx)?;
-
-    ctx.step("nothing was written for a refusal");
-    watch
-        .expect_unchanged(ctx, "after the refused credentials", &before)
+    world
+        .watch
+        .expect_unchanged(ctx, "after another bot's calls", &before)
         .await?;
-    ctx.expect_eq(
-        "Issues in alice/lab after the refused credentials",
-        flows::issue_count(ctx, LAB).await?,
-        issues,
-    )?;
 
     ctx.step(&format!(
         "{} valid forms on {} routes",
         valid.len(),
-        all_routes.len()
+        ROUTES.len()
     ));
+    let issues = flows::issue_count(ctx, LAB).await?;
+    let native = ctx.native(LAB_BOT)?;
     let mut table = Table::new("valid credentials", "grant, Issue and admin routes");
     for (case, value) in &valid {
         let client = native.with_authorization(case, value.as_deref());
-        for r in &all_routes {
+        for name in ROUTES {
             n += 1;
-            let (name, method, path, body, status) = route(r, Caller::Own, n);
+            let (method, path, body, status) = world.route(name, Caller::Own, n);
             let answer = client.call(method, &path, body.as_ref()).await?;
-            if *r == "list" {
-                let listed = answer.grants().map(|g| g.iter().any(|g| g.id == active.id));
-                table.check(
-                    &format!("{name} with {case}"),
-                    answer.status == 200 && listed == Ok(true),
-                    answer.status.to_string(),
-                );
+            let case = format!("{name} with {case}");
+            if name == "list" {
+                let listed = answer
+                    .grants()
+                    .map(|g| g.iter().any(|g| g.id == world.active.id));
+                let ok = answer.status == 200 && listed == Ok(true);
+                table.check(&case, ok, answer.status.to_string());
             } else {
-                table.status(&format!("{name} with {case}"), &answer, &[status]);
+                table.status(&case, &answer, &[status]);
             }
         }
     }
@@ -342,6 +378,36 @@ async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
         flows::issue_count(ctx, LAB).await?,
         issues + 2 * valid.len(),
     )?;
+    ctx.observe("cases", &cases);
+    Ok(())
+}
+
+/// A deleted token is no credential: once lab-bot's token is deleted
+/// through the setup surface, each form that carries it (`token`, `Bearer`,
+/// `bearer`, Basic `login:token`) is 401 with an error body on every route
+/// of `credential_grammar`, and nothing is written.
+#[scenario(Grammars, parity, extensions = ["token-delete"], clauses = ["S1.token.forms", "S3.statuses", "S3.error-body"])]
+async fn deleted_credential_grammar(ctx: &mut Ctx) -> Outcome {
+    let world = World::new(ctx).await?;
+    ctx.step("lab-bot gets a token of its own, which is then deleted");
+    let token = ctx.mint_bot_token(LAB_BOT).await?;
+    let forms = ctx.authorizations(LAB_BOT, Some(&token), |c| {
+        valid(c)
+            .into_iter()
+            .filter(|(case, _)| case != "Basic login:password")
+            .map(|(case, value)| (format!("deleted token as {case}"), value))
+            .collect()
+    })?;
+    let native = ctx.native_with_token(&token)?;
+    let answer = native.get_grant(&world.active).await?;
+    ctx.expect_status("get with the token before its deletion", answer.status, 200)?;
+    ctx.delete_bot_token(&token).await?;
+    ctx.step(&format!(
+        "{} forms of the deleted token on {} routes, at once",
+        forms.len(),
+        ROUTES.len()
+    ));
+    let cases = world.refused(ctx, "a deleted token", &forms).await?;
     ctx.observe("cases", &cases);
     Ok(())
 }
