@@ -7,7 +7,8 @@
 //! Where the spec leaves a status open (a malformed path segment: "not
 //! found" or "invalid value"), every status it allows is accepted; never a
 //! success. This file holds the tables and the request-key, digest and
-//! number grammars; timestamps and text are in `grammars_text.rs`.
+//! number grammars; timestamps and text are in `grammars_text.rs`,
+//! credentials in `grammars_credentials.rs`.
 
 use grantgate_engine::prelude::*;
 

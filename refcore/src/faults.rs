@@ -175,6 +175,9 @@ mod catalogue {
         /// The API reads the `Authorization` scheme case-sensitively: only
         /// `token`, `Bearer` and `Basic` as spelled, not `bearer`.
         BearerSchemeCaseSensitive,
+        /// Deleting a token only marks it, and only `token`/`Bearer` check
+        /// the mark: Basic `login:token` still authenticates.
+        DeletedTokenBasicStillWorks,
         /// A blank (empty or whitespace-only) title is accepted.
         BlankTitleAccepted,
         /// Replay compares with the live Issue's title and body, not the stored input.
@@ -244,7 +247,7 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 72] = [
+    pub const ALL: [(Fault, &str); 73] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -324,6 +327,10 @@ mod catalogue {
         (
             Fault::BearerSchemeCaseSensitive,
             "bearer-scheme-case-sensitive",
+        ),
+        (
+            Fault::DeletedTokenBasicStillWorks,
+            "deleted-token-basic-still-works",
         ),
         (Fault::BlankTitleAccepted, "blank-title-accepted"),
         (Fault::ReplayComparesLiveIssue, "replay-compares-live-issue"),

@@ -83,6 +83,10 @@ impl FromRequestParts<AppState> for Caller {
     }
 }
 
+/// The mark the fault `deleted-token-basic-still-works` puts on a token's
+/// name instead of deleting it.
+const DELETED: &str = "deleted:";
+
 fn unauthorized() -> AppError {
     AppError::Unauthorized("invalid credentials".to_string())
 }
@@ -115,6 +119,9 @@ async fn by_token(token: &str, login: Option<&str>, state: &AppState) -> Result<
     let found =
         db::users::token_by_hash(&mut conn, &secrets::sha256_hex(token), db::unix_now()).await?;
     let (token, user) = found.ok_or_else(unauthorized)?;
+    if fault!(DeletedTokenBasicStillWorks) && login.is_none() && token.name.starts_with(DELETED) {
+        return Err(unauthorized());
+    }
     if let Some(login) = login
         && !login.eq_ignore_ascii_case(&user.login)
     {

@@ -194,7 +194,13 @@ pub async fn delete_token(
     user_id: i64,
     token_id: i64,
 ) -> Result<bool, sqlx::Error> {
-    let done = sqlx::query("DELETE FROM access_tokens WHERE user_id = $1 AND id = $2")
+    // Fault: the token is only marked deleted, and one path checks the mark.
+    let sql = if crate::faults::fault!(DeletedTokenBasicStillWorks) {
+        "UPDATE access_tokens SET name = 'deleted:' || name WHERE user_id = $1 AND id = $2"
+    } else {
+        "DELETE FROM access_tokens WHERE user_id = $1 AND id = $2"
+    };
+    let done = sqlx::query(sql)
         .bind(user_id)
         .bind(token_id)
         .execute(conn)
