@@ -132,6 +132,9 @@ struct World {
     first: NewIssue,
     refused: NewIssue,
     index: i64,
+    /// The password of every user the admin route is asked to make: a
+    /// registered secret, though no such user may come to be.
+    password: String,
     watch: Watch,
 }
 
@@ -162,6 +165,8 @@ impl World {
             .grant(&pending)
             .key(&active, &first.request_key)
             .key(&active, &refused.request_key);
+        let password = made_up();
+        ctx.register_secret(&password);
         Ok(World {
             active,
             proposal,
@@ -170,6 +175,7 @@ impl World {
             first,
             refused,
             index,
+            password,
             watch,
         })
     }
@@ -230,12 +236,28 @@ impl World {
                 Some(json!({
                     "login": format!("cred-user-{n}"),
                     "email": format!("cred-user-{n}@example.invalid"),
-                    "password": made_up(),
+                    "password": self.password,
                     "type": "individual",
                 })),
                 403,
             ),
         }
+    }
+
+    /// The users the admin route was asked to make for the calls numbered
+    /// `ns` were not made: the site admin makes each now, which a Core
+    /// refuses for a login it already has.
+    async fn expect_no_users(&self, ctx: &Ctx, ns: &[usize]) -> Step<()> {
+        let mut made = Vec::new();
+        for &n in ns {
+            let (_, path, body, _) = self.route("POST admin/users", Caller::Own, n);
+            made.push(ctx.setup().call("POST", &path, body).await?.status);
+        }
+        ctx.expect(
+            "no refused call made a user (the site admin makes each of them now: 201)",
+            made.iter().all(|s| *s == 201),
+            &format!("{made:?}"),
+        )
     }
 
     /// Sends each credential of `bad` to every route at once: each answer
@@ -285,6 +307,10 @@ impl World {
             flows::issue_count(ctx, LAB).await?,
             issues,
         )?;
+        let admin: Vec<usize> = (0..calls.len())
+            .filter(|&n| calls[n].2 == "POST admin/users")
+            .collect();
+        self.expect_no_users(ctx, &admin).await?;
         Ok(cases)
     }
 }
@@ -325,8 +351,12 @@ async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
     let client = ctx
         .native(LAB_BOT)?
         .with_authorization(case, value.as_deref());
+    let mut admin = Vec::new();
     for name in GRANT_ROUTES.iter().chain(&["POST admin/users"]) {
         n += 1;
+        if *name == "POST admin/users" {
+            admin.push(n);
+        }
         let (method, path, body, status) = world.route(name, Caller::Other, n);
         let answer = client.call(method, &path, body.as_ref()).await?;
         if *name == "list" {
@@ -358,6 +388,9 @@ async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
         let client = native.with_authorization(case, value.as_deref());
         for name in ROUTES {
             n += 1;
+            if name == "POST admin/users" {
+                admin.push(n);
+            }
             let (method, path, body, status) = world.route(name, Caller::Own, n);
             let answer = client.call(method, &path, body.as_ref()).await?;
             let case = format!("{name} with {case}");
@@ -378,6 +411,7 @@ async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
         flows::issue_count(ctx, LAB).await?,
         issues + 2 * valid.len(),
     )?;
+    world.expect_no_users(ctx, &admin).await?;
     ctx.observe("cases", &cases);
     Ok(())
 }
