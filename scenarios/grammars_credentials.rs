@@ -20,7 +20,7 @@ pub fn scenarios() -> Vec<Scenario> {
 /// The bot that is not the grant's agent (fixture `lab`).
 const OTHER_BOT: &str = "other-bot";
 
-/// `text` with its first character replaced by another of the same kind.
+/// `text` (hex) with its first character replaced by another hex digit.
 fn changed(text: &str) -> String {
     let first = if text.starts_with('0') { "1" } else { "0" };
     format!("{first}{}", text.get(1..).unwrap_or_default())
