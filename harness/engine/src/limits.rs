@@ -177,7 +177,7 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
 }
 
 /// Bytes of exchanges a whole report keeps, across its trials. An honest
-/// run of the catalogue records about three quarters of it; when a Core makes the
+/// run of the catalogue records about this much; when a Core makes the
 /// transcripts larger (junk in every answer, a loop of the harness kept
 /// going), every trial is cut to one common size, the largest that fits,
 /// keeping each transcript's start and end, so the report stays within

@@ -7,7 +7,7 @@ use super::model::RunReport;
 use super::{html, json, junit, manifest};
 use crate::error::{HarnessError, Result};
 use crate::secrets::SecretRegistry;
-use crate::vocab::Exchange;
+use crate::vocab::{Exchange, Verdict};
 
 /// Writes every report file into `<root>/<run-id>/`, then the manifest, then
 /// scans the directory: a registered secret anywhere fails with
@@ -58,7 +58,9 @@ fn bounded_logs(report: &RunReport) -> RunReport {
 /// `budget` bytes in all: the largest common size per trial that fits is
 /// found, and a trial over it keeps the exchanges of its first three
 /// quarters and of its last quarter, with a marker counting those left out
-/// in the step where they were. Trials within that size stay whole.
+/// in the step where they were. Trials within that size stay whole, and so
+/// do the trials that did not pass while they take at most half the
+/// budget: the transcript of a failure is what a reader needs whole.
 fn fit_exchanges(report: &mut RunReport, budget: usize) {
     let size = |e: &Exchange| {
         let headers: usize = (e.request_headers.iter().chain(&e.response_headers))
@@ -77,12 +79,28 @@ fn fit_exchanges(report: &mut RunReport, budget: usize) {
                 .collect()
         })
         .collect();
+    let sum = |t: &Vec<usize>| t.iter().sum::<usize>();
+    let failing = |r: &super::model::ScenarioResult| {
+        !matches!(r.verdict, Verdict::Passed | Verdict::NotApplicable { .. })
+    };
+    let failing_bytes: usize = (report.results.iter().zip(&sizes))
+        .filter(|(r, _)| failing(r))
+        .map(|(_, t)| sum(t))
+        .sum();
+    let exempt: Vec<bool> = (report.results.iter())
+        .map(|r| failing(r) && failing_bytes <= budget / 2)
+        .collect();
+    let budget = match failing_bytes <= budget / 2 {
+        true => budget - failing_bytes,
+        false => budget,
+    };
     let total = |cap: usize| -> usize {
-        (sizes.iter())
-            .map(|t| t.iter().sum::<usize>().min(cap))
+        (sizes.iter().zip(&exempt))
+            .filter(|(_, e)| !**e)
+            .map(|(t, _)| sum(t).min(cap))
             .sum()
     };
-    let largest: usize = sizes.iter().map(|t| t.iter().sum()).max().unwrap_or(0);
+    let largest: usize = sizes.iter().map(sum).max().unwrap_or(0);
     if total(largest) <= budget {
         return;
     }
@@ -96,8 +114,8 @@ fn fit_exchanges(report: &mut RunReport, budget: usize) {
             hi = mid - 1
         }
     }
-    for (result, sizes) in report.results.iter_mut().zip(&sizes) {
-        if sizes.iter().sum::<usize>() > lo {
+    for ((result, sizes), exempt) in report.results.iter_mut().zip(&sizes).zip(exempt) {
+        if !exempt && sum(sizes) > lo {
             keep_ends(&mut result.steps, sizes, lo / 4 * 3, lo / 4);
         }
     }
@@ -250,18 +268,30 @@ pub(crate) mod tests {
                 ..Default::default()
             },
         ];
-        report.results = vec![small.clone(), big.clone(), big];
+        big.verdict = Verdict::Passed;
+        let mut failed = big.clone();
+        failed.verdict = Verdict::Failed {
+            message: "x".into(),
+        };
+        failed.steps[1].exchanges.clear();
+        report.results = vec![small.clone(), big.clone(), big, failed];
         let before = serde_json::to_string(&report.results[0]).unwrap();
+        let failed_before = serde_json::to_string(&report.results[3]).unwrap();
 
-        fit_exchanges(&mut report, 400_000);
+        fit_exchanges(&mut report, 1_600_000);
 
-        // The small trial is whole; each big one kept about 400 KB / 2 in
+        // The small trial and the failed one (600 KB, within half the
+        // budget) are whole; each big passing one kept a share of the rest in
         // all, its first and last exchanges, and says how many it left out.
         assert_eq!(serde_json::to_string(&report.results[0]).unwrap(), before);
-        for big in &report.results[1..] {
+        assert_eq!(
+            serde_json::to_string(&report.results[3]).unwrap(),
+            failed_before
+        );
+        for big in &report.results[1..3] {
             let kept: Vec<&Exchange> = big.steps.iter().flat_map(|s| &s.exchanges).collect();
             let bytes: usize = kept.iter().map(|e| e.response_body.len()).sum();
-            assert!(bytes < 200_000 && bytes > 150_000, "{bytes}");
+            assert!(bytes < 500_000 && bytes > 300_000, "{bytes}");
             assert_eq!(kept[0].target, "/x/0");
             assert_eq!(kept.last().unwrap().target, "/x/999");
             let marker = kept.iter().find(|e| e.kind == "omitted").unwrap();
@@ -274,7 +304,7 @@ pub(crate) mod tests {
         }
         // Within the budget nothing changes.
         let again = report.clone();
-        fit_exchanges(&mut report, 400_000);
+        fit_exchanges(&mut report, 1_600_000);
         assert_eq!(
             serde_json::to_string(&report).unwrap(),
             serde_json::to_string(&again).unwrap()
