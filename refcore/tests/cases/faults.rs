@@ -54,7 +54,6 @@ mod with_faults {
     use crate::cases::oauth;
     use crate::check;
     use crate::support::TestResult;
-    use crate::support::browser::input_value;
     use crate::support::core::Backend;
     use crate::support::oauth as oauth_support;
     use crate::support::world::{Env, World, key, submission};
@@ -146,18 +145,8 @@ mod with_faults {
     /// confirmed still applies.
     pub async fn stale_revision_accepted(env: Arc<Env>) -> TestResult {
         let (_core, w) = faulty(&env, "stale-revision-accepted").await?;
-        let id = w.prepare("t", "s").await?;
-        let path = format!("{}/{id}", w.pages());
-        let (page, csrf) = w.browser.csrf_from(&path).await?;
-        let old = input_value(&page.text, "state_revision").ok_or("no revision")?;
-        w.confirm(id).await?;
-        w.browser
-            .post_form(
-                &format!("{path}/withdraw"),
-                &[("_csrf", &csrf), ("state_revision", &old)],
-            )
-            .await?
-            .expect(303, "stale withdraw under the fault")?;
+        let (id, answer) = w.stale_withdraw().await?;
+        answer.expect(303, "stale withdraw under the fault")?;
         check!(
             w.grant(id).await?["state"] == "revoked",
             "stale withdraw not applied"

@@ -76,23 +76,6 @@ mod with_faults {
         Ok((core, world))
     }
 
-    /// The 409 answer to a withdraw posted with the revision a grant page
-    /// showed before its bot confirmed.
-    async fn stale_withdraw(w: &World) -> Result<crate::support::client::Resp, String> {
-        let id = w.prepare("t", "s").await?;
-        let path = format!("{}/{id}", w.pages());
-        let (page, csrf) = w.browser.csrf_from(&path).await?;
-        let old = input_value(&page.text, "state_revision").ok_or("no revision")?;
-        w.confirm(id).await?;
-        w.browser
-            .post_form(
-                &format!("{path}/withdraw"),
-                &[("_csrf", &csrf), ("state_revision", &old)],
-            )
-            .await?
-            .expect(409, "stale withdraw")
-    }
-
     /// An unknown hostile mode is refused listing the valid ones.
     pub async fn hostile_refusal(env: Arc<Env>) -> TestResult {
         let stderr = refused_start(&env, &[("CORE_HOSTILE", "friendly")]).await?;
@@ -285,7 +268,7 @@ mod with_faults {
             .json();
         let message = err["message"].as_str().unwrap_or_default();
         check!(message.starts_with("Sorry: "), "not reworded: {err}");
-        let stale = stale_withdraw(&w).await?;
+        let stale = w.stale_withdraw().await?.1.expect(409, "stale withdraw")?;
         check!(
             stale.text.contains("grant was changed") && !stale.text.contains("since this page"),
             "stale page: {}",
@@ -514,7 +497,7 @@ mod with_faults {
     /// `stale-wording`: a stale decision's 409 page never says "changed".
     pub async fn stale_wording(env: Arc<Env>) -> TestResult {
         let (_core, w) = varied(&env, "stale-wording").await?;
-        let stale = stale_withdraw(&w).await?;
+        let stale = w.stale_withdraw().await?.1.expect(409, "stale withdraw")?;
         check!(
             stale.text.contains("modified by someone else") && !stale.text.contains("changed"),
             "stale page: {}",

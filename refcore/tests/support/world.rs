@@ -338,6 +338,26 @@ impl World {
             .to_string())
     }
 
+    /// Prepares a grant, reads the `state_revision` its page shows, lets the
+    /// bot confirm it, then posts the withdraw form with that stale
+    /// revision: the grant's id and the answer, unchecked.
+    #[cfg(feature = "faults")]
+    pub async fn stale_withdraw(&self) -> Result<(i64, Resp), String> {
+        let id = self.prepare("t", "s").await?;
+        let path = format!("{}/{id}", self.pages());
+        let (page, csrf) = self.browser.csrf_from(&path).await?;
+        let old = input_value(&page.text, "state_revision").ok_or("no revision")?;
+        self.confirm(id).await?;
+        let answer = self
+            .browser
+            .post_form(
+                &format!("{path}/withdraw"),
+                &[("_csrf", &csrf), ("state_revision", &old)],
+            )
+            .await?;
+        Ok((id, answer))
+    }
+
     /// Confirms as the bot with the exact triple.
     pub async fn confirm(&self, id: i64) -> Result<Value, String> {
         let digest = self.digest(id).await?;
