@@ -47,6 +47,59 @@ enum Command {
     Merge(MergeArgs),
     /// Compare two runs: which trials changed verdict or timing.
     Report(ReportArgs),
+    /// Check a signed attestation (`run --attest`): its signature, its
+    /// predicate and, if given, its subject; print its verdict.
+    Verify(VerifyArgs),
+}
+
+#[derive(clap::Args)]
+struct VerifyArgs {
+    /// The attestation (`attestation.intoto.json`, a DSSE envelope).
+    file: PathBuf,
+    /// The signer's Ed25519 public key, SPKI PEM (`-----BEGIN PUBLIC KEY-----`).
+    #[arg(long, value_name = "PUB")]
+    key: PathBuf,
+    /// Require a subject with this digest (`sha256:<hex>` or hex): the Core
+    /// or adapter the pipeline is about to release.
+    #[arg(long, value_name = "D")]
+    subject_digest: Option<String>,
+    /// Require this result (e.g. `PASSED`): exit 1 for any other.
+    #[arg(long, value_name = "RESULT")]
+    expect_result: Option<String>,
+}
+
+/// `--attest` and its key.
+#[derive(clap::Args)]
+struct AttestArgs {
+    /// Also write attestation.intoto.json: the verdict as an in-toto
+    /// test-result Statement in a DSSE envelope signed with the key of
+    /// --sign-key or GRANTGATE_SIGN_KEY.
+    #[arg(long)]
+    attest: bool,
+    /// The Ed25519 signing key, PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`).
+    #[arg(long, value_name = "FILE", requires = "attest")]
+    sign_key: Option<PathBuf>,
+}
+
+impl AttestArgs {
+    /// The signer, read before the run starts so a missing or bad key is a
+    /// configuration error, not a lost run. `GRANTGATE_SIGN_KEY` holds the
+    /// PEM itself (a CI secret) and is read only when no file is given.
+    fn signer(&self) -> anyhow::Result<Option<grantgate_engine::attest::Signer>> {
+        if !self.attest {
+            return Ok(None);
+        }
+        let pem = match &self.sign_key {
+            Some(path) => std::fs::read_to_string(path)
+                .with_context(|| format!("reading the signing key {}", path.display()))?,
+            None => std::env::var("GRANTGATE_SIGN_KEY").map_err(|_| {
+                anyhow::anyhow!(
+                    "--attest needs a signing key: --sign-key FILE or GRANTGATE_SIGN_KEY"
+                )
+            })?,
+        };
+        Ok(Some(grantgate_engine::attest::Signer::from_pem(&pem)?))
+    }
 }
 
 #[derive(clap::Args)]
@@ -236,6 +289,8 @@ struct RunArgs {
     max_body: usize,
     #[command(flatten)]
     bounds: Bounds,
+    #[command(flatten)]
+    attest: AttestArgs,
 }
 
 fn main() -> ExitCode {
@@ -243,6 +298,7 @@ fn main() -> ExitCode {
     let rt = match cli.command {
         Command::List(args) => return list(args),
         Command::Report(args) => return report_diff(args),
+        Command::Verify(args) => return verify(args),
         _ => match tokio::runtime::Runtime::new() {
             Ok(rt) => rt,
             Err(e) => {
@@ -252,7 +308,9 @@ fn main() -> ExitCode {
         },
     };
     let result = match cli.command {
-        Command::List(_) | Command::Report(_) => unreachable!("answered above"),
+        Command::List(_) | Command::Report(_) | Command::Verify(_) => {
+            unreachable!("answered above")
+        }
         Command::Run(args) => rt.block_on(run(args)),
         Command::Selftest(args) => rt.block_on(selftest(args)),
         Command::Merge(args) => merge(args),
@@ -373,6 +431,7 @@ fn list(args: ListArgs) -> ExitCode {
 }
 
 async fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let signer = args.attest.signer()?;
     grantgate_engine::limits::set_body_limit(args.max_body);
     let config = RunConfig::builder()
         .backends(args.selection.backends)
@@ -422,6 +481,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .await
         .context("writing the report")?
     };
+    let secrets = engine.secrets().clone();
     let kept = engine.shutdown().await;
     end_orphans();
     if let Some(kept) = kept {
@@ -433,6 +493,10 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     match written {
         Ok(dir) => {
             println!("report: {}", dir.join("index.html").display());
+            if let Some(signer) = &signer {
+                let path = attest(&report, &dir, signer, &secrets)?;
+                println!("attestation: {}", path.display());
+            }
             let paths = grantgate_engine::report::paths::after_run(
                 &report_root,
                 &dir,
@@ -450,6 +514,64 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         Err(e) => return Err(e).context("writing the report"),
     }
     Ok(exit_code(&counts, cancel.is_cancelled()))
+}
+
+/// Writes `dir/attestation.intoto.json`: the run's statement, redacted like
+/// every report file, signed.
+fn attest(
+    report: &grantgate_engine::report::model::RunReport,
+    dir: &std::path::Path,
+    signer: &grantgate_engine::attest::Signer,
+    secrets: &grantgate_engine::secrets::SecretRegistry,
+) -> anyhow::Result<PathBuf> {
+    use grantgate_engine::attest;
+    let statement = attest::statement(report, &attest::Evidence::of(report, dir));
+    let redacted = secrets.redact(&statement.to_string());
+    let statement = serde_json::from_str(&redacted).context("redacting the attestation")?;
+    let path = dir.join(attest::FILE_NAME);
+    std::fs::write(&path, signer.sign(&statement)?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+/// `grantgate verify`: 0 when the attestation is genuine (and has the
+/// subject and result asked for), 1 with the reason when not, 2 when the
+/// key cannot be read.
+fn verify(args: VerifyArgs) -> ExitCode {
+    let key = match std::fs::read_to_string(&args.key) {
+        Ok(key) => key,
+        Err(e) => {
+            eprintln!("error: reading the key {}: {e}", args.key.display());
+            return ExitCode::from(2);
+        }
+    };
+    match grantgate_engine::attest::verify(&args.file, &key, args.subject_digest.as_deref()) {
+        Ok(v) => {
+            let (passed, warned, failed) = v.counts;
+            println!(
+                "verified: {} ({passed} passed, {warned} warned, {failed} failed)",
+                v.result
+            );
+            for subject in &v.subjects {
+                println!("subject: {subject}");
+            }
+            match args.expect_result {
+                Some(want) if !want.eq_ignore_ascii_case(&v.result) => {
+                    eprintln!("refused: the result is {}, not {want}", v.result);
+                    ExitCode::from(1)
+                }
+                _ => ExitCode::SUCCESS,
+            }
+        }
+        Err(e @ grantgate_engine::attest::AttestError::Key(_)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        Err(e) => {
+            eprintln!("refused: {e}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// Kills what dead Cores left behind outside their process groups (the

@@ -31,6 +31,7 @@
 #![warn(missing_docs)]
 
 pub mod actors;
+pub mod attest;
 pub mod binaries;
 pub mod child;
 #[cfg(test)]
