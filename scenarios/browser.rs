@@ -129,15 +129,7 @@ pub(crate) fn expect_accepted(ctx: &Ctx, what: &str, page: &Page) -> Step<()> {
     ctx.expect(
         &format!("{what}: accepted (a 302 or 303 redirect, or 200 with the resulting page)"),
         accepted(page),
-        &format!(
-            "status {} at {} after {:?}",
-            page.status,
-            page.url.path(),
-            page.redirects
-                .iter()
-                .map(|(status, to)| (*status, to.path()))
-                .collect::<Vec<_>>()
-        ),
+        &page.arrival(),
     )
 }
 

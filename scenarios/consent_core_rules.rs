@@ -306,7 +306,7 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
         "no verifier: 400 invalid_grant or invalid_request",
         answer.status == 400
             && matches!(error.as_deref(), Some("invalid_grant" | "invalid_request")),
-        &format!("{} {error:?}", answer.status),
+        &format!("{} {}", answer.status, json_text(&error)),
     )?;
     ctx.observe("no verifier", &answer.status);
 
@@ -400,10 +400,13 @@ async fn consent_login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
             .header("location")
             .filter(|_| (300..400).contains(&answer.status))
             .map(|l| form.action.join(&l).map(|u| u.origin()).ok());
+        let shown = landed
+            .as_ref()
+            .map(|o| o.as_ref().map(|o| o.ascii_serialization()));
         ctx.expect(
             &format!("case {}: no redirect off the Core's origin", i + 1),
             landed.as_ref().is_none_or(|o| o.as_ref() == Some(&core)),
-            &format!("{} to {landed:?}", answer.status),
+            &format!("{} to {}", answer.status, json_text(&shown)),
         )?;
         ctx.observe(&format!("case {}", i + 1), &landed.is_some());
     }

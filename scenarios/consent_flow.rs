@@ -270,7 +270,11 @@ async fn parked_call_resumes_after_consent(ctx: &mut Ctx) -> Outcome {
     ctx.expect(
         "the token POST comes before the first native request",
         matches!((token_at, first_api), (Some(t), Some(a)) if t < a),
-        &format!("token POST at {token_at:?}, first native request at {first_api:?}"),
+        &format!(
+            "token POST at {}, first native request at {}",
+            json_text(&token_at),
+            json_text(&first_api)
+        ),
     )?;
 
     ctx.step("a second call in the same session uses the stored token");

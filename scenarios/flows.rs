@@ -54,7 +54,7 @@ pub async fn issue_count(ctx: &Ctx, repo: &str) -> Step<usize> {
 /// repository, and each watched grant's state, revision and receipts. Taken
 /// before and after a refused call, two equal ledgers show that nothing was
 /// written.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ledger {
     /// `(index, poster, title, body, grant marker)` of every Issue.
     pub issues: Vec<(i64, String, String, String, Option<i64>)>,

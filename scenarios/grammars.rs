@@ -93,7 +93,7 @@ impl Table {
             !reply.is_error && reply.structured.is_some() && reply.native_status() == native_status;
         let got = match reply.error_code() {
             Some(code) => code.to_owned(),
-            None => format!("ok {:?}", reply.native_status()),
+            None => format!("ok {}", json_text(&reply.native_status())),
         };
         self.check(case, ok, got);
     }

@@ -29,6 +29,19 @@ struct Stamps {
     revoked: Option<OffsetDateTime>,
 }
 
+impl Stamps {
+    /// The five values as JSON, RFC 3339 or `null`, for a report.
+    fn json(&self) -> String {
+        let show = |t: Option<OffsetDateTime>| t.and_then(|t| t.format(&Rfc3339).ok());
+        json!({
+            "created_at": show(self.created), "updated_at": show(self.updated),
+            "confirmed_at": show(self.confirmed), "approved_at": show(self.approved),
+            "revoked_at": show(self.revoked),
+        })
+        .to_string()
+    }
+}
+
 /// Reads one timestamp member of `object`: `Ok(None)` for `null` when
 /// `nullable`, else RFC 3339 or a description of what is there.
 fn stamp(object: &Value, name: &str, nullable: bool) -> Result<Option<OffsetDateTime>, String> {
@@ -283,7 +296,7 @@ async fn timestamp_grammar(ctx: &mut Ctx) -> Outcome {
         let got = if kept {
             "kept".to_owned()
         } else {
-            format!("{a:?} then {b:?}")
+            format!("{} then {}", a.json(), b.json())
         };
         fixed.check(
             "created_at, confirmed_at and approved_at keep their values",
@@ -300,7 +313,7 @@ async fn timestamp_grammar(ctx: &mut Ctx) -> Outcome {
         let got = if ok {
             "only revoked_at".to_owned()
         } else {
-            format!("{after:?}")
+            after.json()
         };
         fixed.check(
             "a grant withdrawn before confirmation: only revoked_at set",
@@ -396,9 +409,9 @@ async fn text_table(
             case,
             agrees && adapter_whole,
             format!(
-                "{} {:?}{}",
+                "{} {}{}",
                 reply.error_code().unwrap_or("ok"),
-                reply.native_status(),
+                json_text(&reply.native_status()),
                 if adapter_whole {
                     ""
                 } else {

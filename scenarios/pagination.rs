@@ -195,8 +195,8 @@ async fn list_clamped_width_continues(ctx: &mut Ctx) -> Outcome {
     let core = ctx.human("alice")?.url("/")?;
     ctx.expect_eq(
         "Link rel=next is on the Core's origin",
-        next.origin(),
-        core.origin(),
+        next.origin().ascii_serialization(),
+        core.origin().ascii_serialization(),
     )?;
     let path = match next.query() {
         Some(query) => format!("{}?{query}", next.path()),

@@ -253,12 +253,7 @@ async fn bot_token_cannot_drive_browser(ctx: &mut Ctx) -> Outcome {
         !landed
             .first_redirect()
             .is_some_and(|(status, to)| status == 303 && to.path() == "/"),
-        &format!(
-            "status {} at {} after {:?}",
-            landed.status,
-            landed.url.path(),
-            landed.redirects
-        ),
+        &landed.arrival(),
     )?;
     let page = bot_browser.grant_page(&grant).await?;
     expect_not_shown(
@@ -343,10 +338,8 @@ fn expect_not_shown(
         &format!("{what}: not treated as signed in"),
         !shown && !forms,
         &format!(
-            "status {} at {} after {:?}, grant forms {}",
-            page.status,
-            page.url.path(),
-            page.redirects,
+            "{}, grant forms {}",
+            page.arrival(),
             if forms { "present" } else { "absent" }
         ),
     )

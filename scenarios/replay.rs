@@ -251,7 +251,11 @@ async fn replay_distinct_keys_distinct_issues(ctx: &mut Ctx) -> Outcome {
     ctx.expect(
         "two distinct Issues",
         first.issue.id != second.issue.id && first.issue.index != second.issue.index,
-        &format!("{:?} and {:?}", first.issue, second.issue),
+        &format!(
+            "{} and {}",
+            json_text(&first.issue),
+            json_text(&second.issue)
+        ),
     )?;
     ctx.expect_eq("two Issues", flows::issue_count(ctx, LAB).await?, 2)?;
 
@@ -286,7 +290,11 @@ async fn replay_key_scoped_to_grant(ctx: &mut Ctx) -> Outcome {
     ctx.expect(
         "a second, distinct Issue",
         first.issue.id != second.issue.id,
-        &format!("{:?} and {:?}", first.issue, second.issue),
+        &format!(
+            "{} and {}",
+            json_text(&first.issue),
+            json_text(&second.issue)
+        ),
     )?;
     ctx.expect_eq("two Issues", flows::issue_count(ctx, LAB).await?, 2)?;
 

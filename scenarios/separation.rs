@@ -157,7 +157,7 @@ async fn independent_grants_do_not_interfere(ctx: &mut Ctx) -> Outcome {
     ctx.expect(
         "two distinct Issues",
         issue_one.id != issue_two.id,
-        &format!("{issue_one:?} / {issue_two:?}"),
+        &format!("{} / {}", json_text(&issue_one), json_text(&issue_two)),
     )?;
     ctx.expect_eq(
         "alice/lab holds two Issues",

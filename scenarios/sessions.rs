@@ -212,13 +212,8 @@ async fn logout_ends_the_session(ctx: &mut Ctx) -> Outcome {
             &format!("the old cookie does not open {path}"),
             !opened(&page, &path) && !forms,
             &format!(
-                "status {} at {} after {:?}, grant forms {}",
-                page.status,
-                page.url.path(),
-                page.redirects
-                    .iter()
-                    .map(|(status, to)| (*status, to.path()))
-                    .collect::<Vec<_>>(),
+                "{}, grant forms {}",
+                page.arrival(),
                 if forms { "present" } else { "absent" }
             ),
         )?;

@@ -156,7 +156,7 @@ impl Withdrawn {
         ctx.expect(
             "revoked_at is set",
             g.revoked_at.is_some(),
-            &format!("{:?}", g.revoked_at),
+            &json_text(&g.revoked_at),
         )?;
         ctx.expect_eq(
             "native state and revision",

@@ -159,6 +159,12 @@ fn main() {
                 .and_then(|d| d.parent().map(|p| p.join("grantgate-reports")))
         })
         .unwrap_or_else(|| PathBuf::from("reports"));
+    // Values in the contract's words: a report holding Rust `Debug` text
+    // fails the run, naming where.
+    let debug = grantgate_engine::report::words::rust_debug_text(&report);
+    for line in debug.iter().take(20) {
+        eprintln!("error: Rust Debug text in the report: {line}");
+    }
     let leak = match grantgate_engine::report::write_all(&report, &root, engine.secrets()) {
         Ok(dir) => {
             eprintln!("report: {}", dir.join("index.html").display());
@@ -176,7 +182,7 @@ fn main() {
     if interrupted {
         std::process::exit(130);
     }
-    if leak {
+    if leak || !debug.is_empty() {
         std::process::exit(1);
     }
     conclusion.exit();

@@ -4,7 +4,7 @@
 //! processes) stays in here, out of the scenario's sight.
 
 use std::collections::HashMap;
-use std::fmt::Debug;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -754,11 +754,17 @@ impl Ctx {
     }
 
     /// Checks that `actual == expected`; a mismatch ends the scenario as
-    /// failed. Values are rendered with `Debug`, so invisible characters
-    /// (`\r`, trailing spaces) show in the report.
-    pub fn expect_eq<T: PartialEq + Debug>(&self, what: &str, actual: T, expected: T) -> Step<()> {
+    /// failed. Values are recorded as JSON, the contract's own notation
+    /// (`null`, `{"grant_id": 1}`), in which invisible characters (`\r`,
+    /// trailing spaces inside quotes) still show.
+    pub fn expect_eq<T: PartialEq + serde::Serialize>(
+        &self,
+        what: &str,
+        actual: T,
+        expected: T,
+    ) -> Step<()> {
         let passed = actual == expected;
-        let (a, e) = (format!("{actual:?}"), format!("{expected:?}"));
+        let (a, e) = (json_text(&actual), json_text(&expected));
         self.journal.assertion(what, &e, &a, passed);
         if passed {
             Ok(())
@@ -844,6 +850,11 @@ fn replace_bytes(haystack: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// `value` as compact JSON, for an assertion's expected and actual text.
+pub fn json_text<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|e| format!("unserialisable value: {e}"))
 }
 
 /// Makes a JSON value comparable across stacks: every `*_at` timestamp

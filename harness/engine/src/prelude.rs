@@ -24,7 +24,7 @@ pub use crate::actors::{
     NativeClient, Page, PendingCall, SetupClient, TokenPost, ToolReply,
 };
 pub use crate::core_api::{self, Decision, fields, oauth};
-pub use crate::ctx::{BotBuilder, BotToken, Credentials, Ctx, basic};
+pub use crate::ctx::{BotBuilder, BotToken, Credentials, Ctx, basic, json_text};
 pub use crate::family::Family;
 pub use crate::proxy::{Canned, CapturedRequest, Fault, FaultProxy};
 pub use crate::runner::catalogue::Scenario;
@@ -38,9 +38,11 @@ pub use crate::vocab::{Abort, Outcome, Step};
 /// Runs several futures at once and waits for all (concurrency scenarios).
 pub use futures::future::join_all;
 pub use grantgate_macros::scenario;
+pub use serde::Serialize;
 pub use serde_json::{Value, json};
 /// A timestamp, as [`rfc3339`] reads it.
 pub use time::OffsetDateTime;
+pub use time::format_description::well_known::Rfc3339;
 /// Waits without blocking the runtime (e.g. to let a token age past its lifetime).
 pub use tokio::time::sleep;
 /// An absolute URL (consent URLs, callbacks).

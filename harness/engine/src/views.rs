@@ -5,8 +5,8 @@
 //! parity, through `raw`). A missing member or a member of the wrong JSON
 //! type is the Core's failure, reported with the object it was read from.
 
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::vocab::{Abort, Step};
@@ -42,7 +42,7 @@ pub fn rfc3339(text: &str) -> Option<time::OffsetDateTime> {
 }
 
 /// `{id, login}` of a user as grants and receipts name them.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserRef {
     /// The user's id.
     pub id: i64,
@@ -66,7 +66,7 @@ pub struct RepoRef {
 /// A repository as the native API shows it (spec §1). Its `owner` is left
 /// out: a Forgejo-like Core shows a user object there, and `full_name`
 /// already names the owner.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Repository {
     /// Its id.
     pub id: i64,
@@ -139,7 +139,7 @@ pub struct Grant {
 }
 
 /// `repository_grant` of a grant (spec §8): bounded evidence only.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EnvelopeEvidence {
     /// Lowercase hex SHA-256 of the canonical envelope's JCS text.
     pub digest: String,
@@ -185,7 +185,7 @@ impl Grant {
 }
 
 /// The Issue a receipt names, as it was at submission.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IssueRef {
     /// Global Issue id.
     pub id: i64,
@@ -246,7 +246,7 @@ impl Submitted {
 }
 
 /// The grant marker of an Issue created through a grant.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GrantMarker {
     /// The grant.
     pub grant_id: i64,
@@ -342,7 +342,7 @@ impl GrantListPage {
 }
 
 /// Names one grant: its repository and native id.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GrantRef {
     /// Repository owner's login.
     pub owner: String,

@@ -150,6 +150,20 @@ impl Page {
         self.text().contains(&normalise(needle))
     }
 
+    /// How the page was reached, in words: `status 200 at /x after [[303,
+    /// "/y"]]` (each redirect's status and target path, as JSON).
+    pub fn arrival(&self) -> String {
+        let trail: Vec<(u16, &str)> = (self.redirects.iter())
+            .map(|(status, to)| (*status, to.path()))
+            .collect();
+        format!(
+            "status {} at {} after {}",
+            self.status,
+            self.url.path(),
+            crate::ctx::json_text(&trail)
+        )
+    }
+
     /// The first redirect followed, as `(status, absolute target)`.
     pub fn first_redirect(&self) -> Option<(u16, url::Url)> {
         self.redirects.first().cloned()

@@ -15,6 +15,7 @@ pub mod manifest;
 pub mod merge;
 pub mod model;
 pub mod paths;
+pub mod words;
 pub mod write;
 
 pub use write::{write_all, write_files};

@@ -28,12 +28,18 @@ pub fn expect_contract_and_backend(
     let check = |what: &str, member: &str, expected: &str| {
         let actual = version.get(member).and_then(Value::as_str);
         let passed = actual == Some(expected);
-        journal.assertion(what, expected, &format!("{actual:?}"), passed);
+        journal.assertion(
+            what,
+            &crate::ctx::json_text(&expected),
+            &crate::ctx::json_text(&actual),
+            passed,
+        );
         if passed {
             Ok(())
         } else {
             Err(Abort::failed(format!(
-                "{what}: /api/v1/version answered {member} = {actual:?}, expected {expected:?}"
+                "{what}: /api/v1/version answered {member} = {}, expected {expected:?}",
+                crate::ctx::json_text(&actual)
             )))
         }
     };
