@@ -29,6 +29,8 @@ pub mod envelope;
 pub mod envelope_refusals;
 pub mod exact_replay;
 pub mod exact_replay_access;
+pub mod explore;
+pub mod explore_model;
 pub mod flows;
 pub mod grammars;
 pub mod grammars_credentials;
@@ -82,6 +84,7 @@ pub fn catalogue() -> Vec<Scenario> {
         grammars::scenarios(),
         grammars_text::scenarios(),
         grammars_credentials::scenarios(),
+        explore::scenarios(),
     ];
     families.concat()
 }

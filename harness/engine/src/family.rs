@@ -48,6 +48,9 @@ pub enum Family {
     /// Every grammar of the contract (§2, §3, §6), generated valid and
     /// invalid classes on every surface that accepts the value.
     Grammars,
+    /// Seeded random sequences of every actor's operations, compared with
+    /// a model of the contract and shrunk on a difference.
+    Exploration,
 }
 
 impl Family {
@@ -75,6 +78,7 @@ impl Family {
             Family::Envelope => "17 authority envelope",
             Family::Consent => "18 delegated consent",
             Family::Grammars => "19 grammars",
+            Family::Exploration => "20 exploration",
         }
     }
 }
