@@ -17,7 +17,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::authority_matrix::{
+use crate::authority_callers::{
     Caller, FIXTURE, FULL, Permission, READS, UNRELATED, USER_FULL, Who, holds,
 };
 use crate::flows::{LAB, LAB_BOT, Watch};

@@ -17,6 +17,7 @@ pub mod adapter_inputs;
 pub mod adapter_responses;
 pub mod adapter_tools;
 pub mod authority;
+pub mod authority_callers;
 pub mod authority_matrix;
 pub mod authority_matrix_setup;
 pub mod bodies;
