@@ -44,9 +44,7 @@ async fn agent_grant(
         .filter(|g| {
             g.agent.id == caller.user.id
                 || fault!(WrongBotSeesGrant)
-                || (fault!(AdminReadsAnyGrant)
-                    && needed == Permission::Read
-                    && perm == Permission::Admin)
+                || admin_reads_any_grant(needed, perm)
         })
         .ok_or(AppError::NotFound)?;
     if perm < needed {
@@ -55,6 +53,15 @@ async fn agent_grant(
         ));
     }
     Ok(grant)
+}
+
+/// Whether the `admin-reads-any-grant` fault serves a read of a grant that
+/// is not the caller's to a repository admin.
+fn admin_reads_any_grant(needed: Permission, perm: Permission) -> bool {
+    if !fault!(AdminReadsAnyGrant) {
+        return false;
+    }
+    needed == Permission::Read && perm == Permission::Admin
 }
 
 /// `GET /repos/{owner}/{repo}/agent-work-grants/{id}`.
