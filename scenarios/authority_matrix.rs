@@ -13,7 +13,8 @@
 //! for the agent the state rules of confirm and submit. Every refusal is
 //! sent at once with the others, and nothing is written: each grant's
 //! state, revision and timestamps as the agent reads them, the Issues, the
-//! agent's grant total and every refused request key stay as they were.
+//! agent's grant total stay as they were, and no key refused on the active
+//! grant reads back.
 
 use grantgate_engine::prelude::*;
 
