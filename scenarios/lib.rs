@@ -17,6 +17,9 @@ pub mod adapter_inputs;
 pub mod adapter_responses;
 pub mod adapter_tools;
 pub mod authority;
+pub mod authority_callers;
+pub mod authority_matrix;
+pub mod authority_matrix_setup;
 pub mod bodies;
 pub mod boundaries;
 pub mod browser;
@@ -68,6 +71,8 @@ pub fn catalogue() -> Vec<Scenario> {
         adapter_errors::scenarios(),
         privilege::scenarios(),
         authority::scenarios(),
+        authority_matrix::scenarios(),
+        authority_matrix_setup::scenarios(),
         sessions::scenarios(),
         validation::scenarios(),
         adapter_inputs::scenarios(),

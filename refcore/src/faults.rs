@@ -244,10 +244,23 @@ mod catalogue {
         /// Preparing stores the task and summary trimmed of surrounding
         /// whitespace.
         GrantTextTrimmed,
+        /// Get and readback serve a repository admin (the owner, an admin
+        /// collaborator, a site admin) a grant that is not theirs.
+        AdminReadsAnyGrant,
+        /// `read:repository` is satisfied by any `read:` scope.
+        ReadScopeAnyArea,
+        /// `write:repository` does not imply `read:repository`.
+        WriteRepositoryNotRead,
+        /// Deleting an Issue needs only write permission, not admin.
+        WriterDeletesIssues,
+        /// Adding or removing a collaborator needs only write permission.
+        WriterManagesCollaborators,
+        /// A repository admin of both repositories may move an Issue.
+        RepoAdminMovesIssues,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 73] = [
+    pub const ALL: [(Fault, &str); 79] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -381,6 +394,15 @@ mod catalogue {
         (Fault::DigestCaseFolded, "digest-case-folded"),
         (Fault::ListNumbersLenient, "list-numbers-lenient"),
         (Fault::GrantTextTrimmed, "grant-text-trimmed"),
+        (Fault::AdminReadsAnyGrant, "admin-reads-any-grant"),
+        (Fault::ReadScopeAnyArea, "read-scope-any-area"),
+        (Fault::WriteRepositoryNotRead, "write-repository-not-read"),
+        (Fault::WriterDeletesIssues, "writer-deletes-issues"),
+        (
+            Fault::WriterManagesCollaborators,
+            "writer-manages-collaborators",
+        ),
+        (Fault::RepoAdminMovesIssues, "repo-admin-moves-issues"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -441,12 +441,11 @@ impl Ctx {
             Some(t) => t.secret.clone(),
             None => self.token(login)?,
         };
-        let password = self
-            .applied
-            .bot_passwords
-            .get(login)
+        // A bot's fixture password, or a human's (Basic `login:password`).
+        let password = (self.applied.bot_passwords.get(login))
+            .or_else(|| self.applied.passwords.get(login))
             .cloned()
-            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
+            .ok_or_else(|| Abort::errored(format!("no user `{login}` in the fixture")))?;
         let values = make(&Credentials {
             login: login.to_owned(),
             token,

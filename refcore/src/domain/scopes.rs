@@ -85,6 +85,7 @@ impl Scopes {
             return true;
         }
         match scope.strip_prefix("read:") {
+            Some("repository") if crate::faults::fault!(WriteRepositoryNotRead) => false,
             Some(area) => self.names.iter().any(|n| n == &format!("write:{area}")),
             None => false,
         }

@@ -41,7 +41,11 @@ async fn agent_grant(
     let grant = db::grants::by_id(conn, grant_id, lock)
         .await?
         .filter(|g| g.repo_id == repo.id)
-        .filter(|g| g.agent.id == caller.user.id || fault!(WrongBotSeesGrant))
+        .filter(|g| {
+            g.agent.id == caller.user.id
+                || fault!(WrongBotSeesGrant)
+                || admin_reads_any_grant(needed, perm)
+        })
         .ok_or(AppError::NotFound)?;
     if perm < needed {
         return Err(AppError::forbidden(
@@ -49,6 +53,15 @@ async fn agent_grant(
         ));
     }
     Ok(grant)
+}
+
+/// Whether the `admin-reads-any-grant` fault serves a read of a grant that
+/// is not the caller's to a repository admin.
+fn admin_reads_any_grant(needed: Permission, perm: Permission) -> bool {
+    if !fault!(AdminReadsAnyGrant) {
+        return false;
+    }
+    needed == Permission::Read && perm == Permission::Admin
 }
 
 /// `GET /repos/{owner}/{repo}/agent-work-grants/{id}`.

@@ -172,7 +172,12 @@ pub async fn delete(
     index: i64,
 ) -> Result<(), AppError> {
     let mut tx = state.db.begin_write().await?;
-    let repo = access::repo_with(&mut tx, Some(user), owner, repo, Permission::Admin).await?;
+    let needed = if fault!(WriterDeletesIssues) {
+        Permission::Write
+    } else {
+        Permission::Admin
+    };
+    let repo = access::repo_with(&mut tx, Some(user), owner, repo, needed).await?;
     let issue = db::issues::by_index(&mut tx, repo.id, index)
         .await?
         .ok_or(AppError::NotFound)?;
@@ -198,6 +203,16 @@ pub async fn move_issue(
         .await?
         .ok_or(AppError::NotFound)?;
     let target = access::repo_with(&mut tx, Some(user), owner, repo, Permission::Admin).await?;
+    if fault!(RepoAdminMovesIssues) && !user.is_admin {
+        // The site-admin check was skipped: the caller administers the
+        // target; it must administer the Issue's repository too.
+        let source = db::repos::by_id(&mut tx, issue.repo_id)
+            .await?
+            .ok_or(AppError::NotFound)?;
+        if access::permission(&mut tx, Some(user), &source).await? < Permission::Admin {
+            return Err(AppError::NotFound);
+        }
+    }
     if target.id == issue.repo_id {
         return Err(AppError::invalid("the issue is already in that repository"));
     }

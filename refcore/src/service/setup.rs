@@ -9,6 +9,7 @@ use crate::domain::permission::Permission;
 use crate::domain::scopes::Scopes;
 use crate::domain::validate;
 use crate::error::AppError;
+use crate::faults::fault;
 use crate::state::AppState;
 
 /// The repository JSON.
@@ -241,7 +242,12 @@ pub async fn set_collaborator(
     permission: Option<Permission>,
 ) -> Result<(), AppError> {
     let mut tx = db.begin_write().await?;
-    let repo = access::repo_with(&mut tx, Some(user), owner, repo, Permission::Admin).await?;
+    let needed = if fault!(WriterManagesCollaborators) {
+        Permission::Write
+    } else {
+        Permission::Admin
+    };
+    let repo = access::repo_with(&mut tx, Some(user), owner, repo, needed).await?;
     let target = if validate::is_name(login) {
         db::users::by_login(&mut tx, login).await?
     } else {

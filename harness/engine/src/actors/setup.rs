@@ -32,6 +32,7 @@ pub struct SetupClient {
     base: String,
     client: reqwest::Client,
     token: String,
+    admin_login: String,
     admin_password: String,
     journal: Journal,
 }
@@ -53,6 +54,7 @@ impl SetupClient {
             base: base.to_owned(),
             client,
             token: token.to_owned(),
+            admin_login: admin.user.clone(),
             admin_password: admin.password.clone(),
             journal,
         })
@@ -86,9 +88,17 @@ impl SetupClient {
             base: base.to_owned(),
             client,
             token,
+            admin_login: admin.user.clone(),
             admin_password: admin.password.clone(),
             journal,
         })
+    }
+
+    /// The site admin's login (not a secret): for a scenario that mints
+    /// the site admin a token of its own, with chosen scopes, to call a
+    /// route as the site admin (the authority matrix).
+    pub fn admin_login(&self) -> &str {
+        &self.admin_login
     }
 
     /// The secret registry of the run (to mint fixture passwords).
