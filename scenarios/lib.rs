@@ -17,6 +17,7 @@ pub mod adapter_inputs;
 pub mod adapter_responses;
 pub mod adapter_tools;
 pub mod authority;
+pub mod authority_browser;
 pub mod bodies;
 pub mod boundaries;
 pub mod browser;
@@ -66,6 +67,7 @@ pub fn catalogue() -> Vec<Scenario> {
         adapter_errors::scenarios(),
         privilege::scenarios(),
         authority::scenarios(),
+        authority_browser::scenarios(),
         sessions::scenarios(),
         validation::scenarios(),
         adapter_inputs::scenarios(),

@@ -32,6 +32,7 @@ pub struct SetupClient {
     base: String,
     client: reqwest::Client,
     token: String,
+    admin_user: String,
     admin_password: String,
     journal: Journal,
 }
@@ -53,6 +54,7 @@ impl SetupClient {
             base: base.to_owned(),
             client,
             token: token.to_owned(),
+            admin_user: admin.user.clone(),
             admin_password: admin.password.clone(),
             journal,
         })
@@ -86,6 +88,7 @@ impl SetupClient {
             base: base.to_owned(),
             client,
             token,
+            admin_user: admin.user.clone(),
             admin_password: admin.password.clone(),
             journal,
         })
@@ -94,6 +97,13 @@ impl SetupClient {
     /// The secret registry of the run (to mint fixture passwords).
     pub(crate) fn secrets(&self) -> &crate::secrets::SecretRegistry {
         self.journal.secrets()
+    }
+
+    /// The site admin's login and password (`CORE_ADMIN_USER`,
+    /// `CORE_ADMIN_PASSWORD`), for [`Ctx::site_admin`](crate::ctx::Ctx::site_admin)
+    /// only: a browser that signs the site admin in through the login form.
+    pub(crate) fn admin_login(&self) -> (&str, &str) {
+        (&self.admin_user, &self.admin_password)
     }
 
     /// True when `haystack` holds the setup credential (the admin's token or
