@@ -18,6 +18,7 @@ pub mod adapter_responses;
 pub mod adapter_tools;
 pub mod authority;
 pub mod authority_browser;
+pub mod authority_browser_csrf;
 pub mod bodies;
 pub mod boundaries;
 pub mod browser;
@@ -53,6 +54,7 @@ pub fn catalogue() -> Vec<Scenario> {
     let families: Vec<Vec<Scenario>> = vec![
         browser::scenarios(),
         refusals::scenarios(),
+        authority_browser_csrf::scenarios(),
         pagination::scenarios(),
         lifecycle::scenarios(),
         bodies::scenarios(),
