@@ -295,7 +295,7 @@ pub(crate) async fn confirm(ctx: &Ctx, grant: &GrantRef) -> Step<()> {
 /// session ends); the bot does none of it.
 #[scenario(Authority, parity, clauses = ["S4.admin-only", "S4.login", "S4.logout", "S4.page.list", "S4.page.grant", "S4.prepare", "S4.approve", "S4.withdraw", "S4.no-bot-credential", "S1.bots-no-browser", "S1.private-invisible", "S9.consent.decision"])]
 async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
-    let mut table = Table::new("callers", "the browser's pages and forms");
+    let mut table = Table::new("refused callers", "the browser's pages and forms");
     ctx.step("lab-bot is made an admin of alice/lab; the others get repositories of their own");
     ctx.setup().add_collaborator(LAB, LAB_BOT, "admin").await?;
     let admin = ctx.site_admin()?;
@@ -424,7 +424,10 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
             answer.status.to_string(),
         );
     }
+    // The answers first, so a wrong one is named before what it changed.
+    table.finish(ctx)?;
     witness.expect(ctx, "after the refused callers").await?;
+    let mut table = Table::new("signed-in callers", "the browser's pages and forms");
 
     ctx.step("every signed-in human consents for itself: a redirect with a code");
     for (class, h) in &humans {
@@ -622,7 +625,7 @@ async fn site_admin_rows(
 /// conflict; §4 to a stale revision).
 #[scenario(Authority, parity, clauses = ["S4.approve", "S4.withdraw", "S4.stale", "S4.not-approval", "S2.states", "S2.revision"])]
 async fn browser_decision_state_matrix(ctx: &mut Ctx) -> Outcome {
-    let mut table = Table::new("decisions", "every grant state and revision");
+    let mut table = Table::new("refused decisions", "every grant state and revision");
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares grants in every state");
     alice.login().await?;
@@ -700,7 +703,9 @@ async fn browser_decision_state_matrix(ctx: &mut Ctx) -> Outcome {
             seen(&page),
         );
     }
+    table.finish(ctx)?;
     witness.expect(ctx, "after the refused decisions").await?;
+    let mut table = Table::new("allowed decisions", "every grant state");
 
     ctx.step("the allowed pairs, each on a grant of its own, through the page's forms");
     let for_approve = confirmed(ctx, &alice, "approve ah").await?;

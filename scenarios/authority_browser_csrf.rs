@@ -213,7 +213,10 @@ async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
             answer.status.to_string(),
         );
     }
+    // The answers first, so a wrong one is named before what it changed.
+    table.finish(ctx)?;
     witness.expect(ctx, "after the refused forms").await?;
+    let mut table = Table::new("own CSRF tokens", "every state-changing form");
 
     ctx.step("the same forms with alice's own token, as the field and as X-Csrf-Token");
     for class in [Csrf::Own, Csrf::HeaderOwn] {
@@ -307,7 +310,6 @@ async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
 async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
     let mut table = Table::new("expired CSRF", "every state-changing form");
     let alice = ctx.human("alice")?;
-    let late = ctx.second_browser("alice")?;
     ctx.step("alice signs in; a grant awaits her; a consent request");
     alice.login().await?;
     let (grant, _) = alice.prepare_grant(LAB, LAB_BOT, "task", "summary").await?;
@@ -316,15 +318,26 @@ async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
     let url = consent_url(ctx, &client)?;
     let witness = Witness::take(ctx, &[&grant]).await?;
     let new_page = core_api::new_grant_page(LAB);
+    // One signed-out browser per login, and one more session of alice's
+    // per logout: a wrongly accepted one then leaves the others to judge.
+    let classes = [Csrf::Own, Csrf::HeaderOwn];
+    let mut late = Vec::new();
+    let mut leaving = Vec::new();
+    for _ in classes {
+        late.push(ctx.second_browser("alice")?);
+        let session = ctx.second_browser("alice")?;
+        session.login().await?;
+        leaving.push(session);
+    }
 
     ctx.step("every form is loaded, then left past the token lifetime");
-    let login = late.login_form().await?;
-    let logout = hand_form(
-        &alice,
-        core_api::LOGOUT,
-        &alice.session_csrf(&[&new_page]).await?,
-        &[],
-    )?;
+    let mut logins = Vec::new();
+    let mut logouts = Vec::new();
+    for (browser, session) in late.iter().zip(&leaving) {
+        logins.push(browser.login_form().await?);
+        let csrf = session.session_csrf(&[&new_page]).await?;
+        logouts.push(hand_form(session, core_api::LOGOUT, &csrf, &[])?);
+    }
     let prepare = alice.prepare_form(LAB, LAB_BOT, "late", "s").await?;
     let approve = alice.decision_form(&grant, Decision::Approve).await?;
     let withdraw = alice.decision_form(&grant, Decision::Withdraw).await?;
@@ -339,20 +352,13 @@ async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
         Csrf::Own => "expired _csrf",
         _ => "expired X-Csrf-Token",
     };
-    for class in [Csrf::Own, Csrf::HeaderOwn] {
-        let page = post(&late, &login, class, "").await?;
-        let signed = signed_in(&late, LAB).await?;
+    for (i, class) in classes.into_iter().enumerate() {
+        let page = post(&late[i], &logins[i], class, "").await?;
+        let signed = signed_in(&late[i], LAB).await?;
         table.check(
             &format!("login × {}", expired(class)),
             refused(&page) && !signed,
             format!("{}, signed in {signed}", seen(&page)),
-        );
-        let page = post(&alice, &logout, class, "").await?;
-        let still = signed_in(&alice, LAB).await?;
-        table.check(
-            &format!("logout × {}", expired(class)),
-            refused(&page) && still,
-            format!("{}, signed in {still}", seen(&page)),
         );
         for (name, form) in [
             ("prepare", &prepare),
@@ -372,11 +378,20 @@ async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
             answer.status == 400 && answer.header("location").is_none(),
             answer.status.to_string(),
         );
+        let page = post(&leaving[i], &logouts[i], class, "").await?;
+        let still = signed_in(&leaving[i], LAB).await?;
+        table.check(
+            &format!("logout × {}", expired(class)),
+            refused(&page) && still,
+            format!("{}, signed in {still}", seen(&page)),
+        );
     }
+    table.finish(ctx)?;
     witness.expect(ctx, "after the aged forms").await?;
+    let mut table = Table::new("fresh CSRF tokens", "every state-changing form");
 
     ctx.step("fresh forms of the same sessions work");
-    let page = late.login().await?;
+    let page = late[0].login().await?;
     table.check("login × fresh _csrf", to_home(&page), seen(&page));
     let page = alice.approve(&grant).await?;
     let now = flows::native_status(ctx, LAB_BOT, &grant).await?;
@@ -391,8 +406,8 @@ async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
         delivers_code(&answer),
         answer.status.to_string(),
     );
-    let page = alice.logout(&[&new_page]).await?;
-    let ended = !signed_in(&alice, LAB).await?;
+    let page = leaving[0].logout(&[&new_page]).await?;
+    let ended = !signed_in(&leaving[0], LAB).await?;
     table.check(
         "logout × fresh _csrf",
         accepted(&page) && ended,
