@@ -316,8 +316,12 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
             format!("{}/own", h.login)
         }
     };
-    for (_, h) in humans.iter().skip(1) {
-        ctx.setup().create_repo(&h.login, "own", true).await?;
+    let made = join_all(
+        (humans.iter().skip(1)).map(|(_, h)| ctx.setup().create_repo(&h.login, "own", true)),
+    )
+    .await;
+    for repo in made {
+        repo?;
     }
 
     ctx.step("every human signs in through the login form; lab-bot tries to");
@@ -336,13 +340,16 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
         .is_some_and(|(s, to)| s == 303 && to.path() == "/");
     let bot_in = signed_in(&bot, LAB).await?;
     table.check("POST login × bot", !to_home && !bot_in, seen(&landed));
-    let mut csrf = Vec::new();
-    for (_, h) in &humans {
-        csrf.push(
-            h.session_csrf(&[&core_api::new_grant_page(&own(h))])
-                .await?,
-        );
-    }
+    let pages: Vec<String> = humans
+        .iter()
+        .map(|(_, h)| core_api::new_grant_page(&own(h)))
+        .collect();
+    let csrf = join_all(
+        (humans.iter().zip(&pages)).map(|((_, h), p)| async move { h.session_csrf(&[p]).await }),
+    )
+    .await
+    .into_iter()
+    .collect::<Step<Vec<String>>>()?;
 
     ctx.step("alice prepares four grants for lab-bot, which confirms them");
     let alice = humans[0].1.clone();
@@ -430,15 +437,18 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
     let mut table = Table::new("signed-in callers", "the browser's pages and forms");
 
     ctx.step("every signed-in human consents for itself: a redirect with a code");
-    for (class, h) in &humans {
-        let form = h.consent_form(&url, true).await?;
-        let answer = h.send(&form).await?;
+    let consents = join_all(humans.iter().map(|(_, h)| async {
+        let answer = h.send(&h.consent_form(&url, true).await?).await?;
+        Ok::<_, Abort>((answer, h.open(core_api::LOGIN).await?))
+    }))
+    .await;
+    for ((class, _), consent) in humans.iter().zip(consents) {
+        let (answer, page) = consent?;
         table.check(
             &format!("POST consent decision × {class}"),
             delivers_code(&answer) && matches!(answer.status, 302 | 303),
             answer.status.to_string(),
         );
-        let page = h.open(core_api::LOGIN).await?;
         table.check(
             &format!("GET login page × {class}"),
             page.status == 200,
@@ -453,10 +463,14 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
     site_admin_rows(ctx, &mut table, &admin, &csrf[4], &grants[2], &grants[3]).await?;
 
     ctx.step("every human signs out: the session ends");
-    for (class, h) in &humans {
+    let logouts = join_all(humans.iter().map(|(_, h)| async {
         let before = signed_in(h, &own(h)).await?;
         let out = h.logout(&[&core_api::new_grant_page(&own(h))]).await?;
-        let after = signed_in(h, &own(h)).await?;
+        Ok::<_, Abort>((before, out, signed_in(h, &own(h)).await?))
+    }))
+    .await;
+    for ((class, _), logout) in humans.iter().zip(logouts) {
+        let (before, out, after) = logout?;
         table.check(
             &format!("POST logout × {class}"),
             before && accepted(&out) && !after,
