@@ -267,12 +267,33 @@ async fn refused_case(caller: &Refused, row: Row, t: &Target<'_>) -> Step<(Strin
     ))
 }
 
-/// alice prepares a grant for lab-bot through the form and lab-bot confirms
-/// it natively: `awaiting_human`, revision 2.
-async fn confirmed(ctx: &Ctx, alice: &Human, task: &str) -> Step<GrantRef> {
-    let (grant, _) = alice.prepare_grant(LAB, LAB_BOT, task, "summary").await?;
-    confirm(ctx, &grant).await?;
-    Ok(grant)
+/// Grants for lab-bot in `states`, made at once: each prepared by alice
+/// through the form, confirmed by lab-bot natively, then approved or
+/// withdrawn through the grant page's form as its state needs.
+async fn grants_in(ctx: &Ctx, alice: &Human, states: &[&str]) -> Step<Vec<GrantRef>> {
+    let made = join_all(states.iter().enumerate().map(|(i, s)| async move {
+        let task = format!("{s} {i}");
+        let (grant, _) = alice.prepare_grant(LAB, LAB_BOT, &task, "summary").await?;
+        if *s == state::AWAITING_HUMAN || *s == state::ACTIVE {
+            confirm(ctx, &grant).await?;
+        }
+        let decided = if *s == state::ACTIVE {
+            Some(alice.approve(&grant).await?)
+        } else if *s == state::REVOKED {
+            Some(alice.withdraw(&grant).await?)
+        } else {
+            None
+        };
+        match decided {
+            Some(page) if !accepted(&page) => Err(Abort::failed(format!(
+                "bringing a grant to {s}: the form answered {}",
+                seen(&page)
+            ))),
+            _ => Ok(grant),
+        }
+    }))
+    .await;
+    made.into_iter().collect()
 }
 
 /// lab-bot confirms `grant` natively with its own triple.
@@ -353,10 +374,7 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
 
     ctx.step("alice prepares four grants for lab-bot, which confirms them");
     let alice = humans[0].1.clone();
-    let mut grants = Vec::new();
-    for n in 1..=4 {
-        grants.push(confirmed(ctx, &alice, &format!("task {n}")).await?);
-    }
+    let grants = grants_in(ctx, &alice, &[state::AWAITING_HUMAN; 4]).await?;
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
     let url = consent_url(ctx, &client)?;
     let consent = alice.consent_form(&url, true).await?;
@@ -644,25 +662,39 @@ async fn browser_decision_state_matrix(ctx: &mut Ctx) -> Outcome {
     ctx.step("alice logs in and prepares grants in every state");
     alice.login().await?;
     // One grant per state for the refusals, and one more for each success.
-    let awaiting_agent = alice.prepare_grant(LAB, LAB_BOT, "aa", "s").await?.0;
-    let awaiting_human = confirmed(ctx, &alice, "ah").await?;
-    let active = confirmed(ctx, &alice, "active").await?;
-    ctx.expect(
-        "alice approves",
-        accepted(&alice.approve(&active).await?),
-        "approve form",
-    )?;
-    let revoked = alice.prepare_grant(LAB, LAB_BOT, "rv", "s").await?.0;
-    ctx.expect(
-        "alice withdraws",
-        accepted(&alice.withdraw(&revoked).await?),
-        "withdraw form",
-    )?;
+    let grants = grants_in(
+        ctx,
+        &alice,
+        &[
+            state::AWAITING_AGENT,
+            state::AWAITING_HUMAN,
+            state::ACTIVE,
+            state::REVOKED,
+            state::AWAITING_HUMAN,
+            state::AWAITING_AGENT,
+            state::AWAITING_HUMAN,
+            state::ACTIVE,
+        ],
+    )
+    .await?;
+    let [
+        awaiting_agent,
+        awaiting_human,
+        active,
+        revoked,
+        for_approve,
+        withdraw_aa,
+        withdraw_ah,
+        withdraw_active,
+    ] = &grants[..]
+    else {
+        return Err(Abort::errored("eight grants were asked for"));
+    };
     let states = [
-        (state::AWAITING_AGENT, &awaiting_agent, 1),
-        (state::AWAITING_HUMAN, &awaiting_human, 2),
-        (state::ACTIVE, &active, 3),
-        (state::REVOKED, &revoked, 2),
+        (state::AWAITING_AGENT, awaiting_agent, 1),
+        (state::AWAITING_HUMAN, awaiting_human, 2),
+        (state::ACTIVE, active, 3),
+        (state::REVOKED, revoked, 2),
     ];
     for (name, grant, revision) in states {
         flows::native_status(ctx, LAB_BOT, grant)
@@ -722,38 +754,29 @@ async fn browser_decision_state_matrix(ctx: &mut Ctx) -> Outcome {
     let mut table = Table::new("allowed decisions", "every grant state");
 
     ctx.step("the allowed pairs, each on a grant of its own, through the page's forms");
-    let for_approve = confirmed(ctx, &alice, "approve ah").await?;
-    let withdraw_aa = alice.prepare_grant(LAB, LAB_BOT, "w aa", "s").await?.0;
-    let withdraw_ah = confirmed(ctx, &alice, "w ah").await?;
-    let withdraw_active = confirmed(ctx, &alice, "w active").await?;
-    ctx.expect(
-        "alice approves",
-        accepted(&alice.approve(&withdraw_active).await?),
-        "approve form",
-    )?;
     for (decision, name, grant, after) in [
         (
             Decision::Approve,
             state::AWAITING_HUMAN,
-            &for_approve,
+            for_approve,
             (state::ACTIVE, 3),
         ),
         (
             Decision::Withdraw,
             state::AWAITING_AGENT,
-            &withdraw_aa,
+            withdraw_aa,
             (state::REVOKED, 2),
         ),
         (
             Decision::Withdraw,
             state::AWAITING_HUMAN,
-            &withdraw_ah,
+            withdraw_ah,
             (state::REVOKED, 3),
         ),
         (
             Decision::Withdraw,
             state::ACTIVE,
-            &withdraw_active,
+            withdraw_active,
             (state::REVOKED, 4),
         ),
     ] {
