@@ -48,12 +48,51 @@ pub(crate) fn consent_url(ctx: &Ctx, client: &str) -> Step<Url> {
     Ok(url)
 }
 
+/// The `code`s a consent decision's `Location` carries, each registered as
+/// a secret before any report is written.
+fn codes(ctx: &Ctx, answer: &Answer) -> Vec<String> {
+    let Some(to) = answer.header("location").and_then(|l| Url::parse(&l).ok()) else {
+        return Vec::new();
+    };
+    let codes: Vec<String> = (to.query_pairs())
+        .filter(|(n, _)| n == "code")
+        .map(|(_, v)| v.into_owned())
+        .collect();
+    for code in &codes {
+        ctx.register_secret(code);
+    }
+    codes
+}
+
 /// Whether a consent decision's answer hands a code to the client: a
 /// redirect to its `redirect_uri` carrying `code`.
-pub(crate) fn delivers_code(answer: &Answer) -> bool {
+pub(crate) fn delivers_code(ctx: &Ctx, answer: &Answer) -> bool {
+    let codes = codes(ctx, answer);
     answer
         .header("location")
-        .is_some_and(|l| l.starts_with(REDIRECT) && l.contains("code="))
+        .is_some_and(|l| l.starts_with(REDIRECT) && !codes.is_empty())
+}
+
+/// Whether a consent was answered as §9 says: a 302 or 303 to the
+/// request's `redirect_uri` with one code and the request's state.
+pub(crate) fn hands_back(ctx: &Ctx, answer: &Answer, request: &Url) -> bool {
+    let codes = codes(ctx, answer);
+    let param = |u: &Url, name: &str| -> Vec<String> {
+        (u.query_pairs())
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v.into_owned())
+            .collect()
+    };
+    let Some(to) = answer.header("location").and_then(|l| Url::parse(&l).ok()) else {
+        return false;
+    };
+    let mut target = to.clone();
+    target.set_query(None);
+    matches!(answer.status, 302 | 303)
+        && target.as_str() == REDIRECT
+        && codes.len() == 1
+        && !codes[0].is_empty()
+        && param(&to, "state") == param(request, "state")
 }
 
 /// What refused forms must leave as they were, for several grants at once:
@@ -445,7 +484,7 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
         let answer = caller.browser.send_with_headers(&form, &auth).await?;
         table.check(
             &format!("POST consent decision × {}", caller.label),
-            !delivers_code(&answer),
+            !delivers_code(ctx, &answer),
             answer.status.to_string(),
         );
     }
@@ -464,7 +503,7 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
         let (answer, page) = consent?;
         table.check(
             &format!("POST consent decision × {class}"),
-            delivers_code(&answer) && matches!(answer.status, 302 | 303),
+            hands_back(ctx, &answer, &url),
             answer.status.to_string(),
         );
         table.check(

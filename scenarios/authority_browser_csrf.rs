@@ -13,7 +13,7 @@ use std::time::Duration;
 use grantgate_engine::prelude::*;
 
 use crate::authority_browser::{
-    REDIRECT, Witness, confirm, consent_url, delivers_code, hand_form, seen, signed_in,
+    REDIRECT, Witness, confirm, consent_url, delivers_code, hand_form, hands_back, seen, signed_in,
 };
 use crate::browser::{accepted, csrf_of};
 use crate::flows::{self, LAB, LAB_BOT};
@@ -209,7 +209,9 @@ async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
         let answer = answer?;
         table.check(
             &format!("consent decision × {}", class.name()),
-            answer.status == 400 && answer.header("location").is_none(),
+            !delivers_code(ctx, &answer)
+                && answer.status == 400
+                && answer.header("location").is_none(),
             answer.status.to_string(),
         );
     }
@@ -240,7 +242,7 @@ async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
         .await?;
         table.check(
             &format!("consent decision × {}", class.name()),
-            delivers_code(&answer) && matches!(answer.status, 302 | 303),
+            hands_back(ctx, &answer, &url),
             answer.status.to_string(),
         );
     }
@@ -375,7 +377,9 @@ async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
         let answer = decide(&alice, &consent, class, "").await?;
         table.check(
             &format!("consent decision × {}", expired(class)),
-            answer.status == 400 && answer.header("location").is_none(),
+            !delivers_code(ctx, &answer)
+                && answer.status == 400
+                && answer.header("location").is_none(),
             answer.status.to_string(),
         );
         let page = post(&leaving[i], &logouts[i], class, "").await?;
@@ -403,7 +407,7 @@ async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
     let answer = alice.send(&alice.consent_form(&url, true).await?).await?;
     table.check(
         "consent decision × fresh _csrf",
-        delivers_code(&answer),
+        hands_back(ctx, &answer, &url),
         answer.status.to_string(),
     );
     let page = leaving[0].logout(&[&new_page]).await?;
