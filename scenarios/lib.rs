@@ -20,6 +20,8 @@ pub mod authority;
 pub mod authority_callers;
 pub mod authority_matrix;
 pub mod authority_matrix_setup;
+pub mod authority_browser;
+pub mod authority_browser_csrf;
 pub mod bodies;
 pub mod boundaries;
 pub mod browser;
@@ -57,6 +59,7 @@ pub fn catalogue() -> Vec<Scenario> {
     let families: Vec<Vec<Scenario>> = vec![
         browser::scenarios(),
         refusals::scenarios(),
+        authority_browser_csrf::scenarios(),
         pagination::scenarios(),
         lifecycle::scenarios(),
         bodies::scenarios(),
@@ -73,6 +76,7 @@ pub fn catalogue() -> Vec<Scenario> {
         authority::scenarios(),
         authority_matrix::scenarios(),
         authority_matrix_setup::scenarios(),
+        authority_browser::scenarios(),
         sessions::scenarios(),
         validation::scenarios(),
         adapter_inputs::scenarios(),

@@ -257,10 +257,23 @@ mod catalogue {
         WriterManagesCollaborators,
         /// A repository admin of both repositories may move an Issue.
         RepoAdminMovesIssues,
+        /// The login form skips the `_csrf` check.
+        LoginSkipsCsrf,
+        /// The logout form skips the `_csrf` check.
+        LogoutSkipsCsrf,
+        /// A token sent as `X-Csrf-Token` is checked for its age only, not
+        /// its session (the form field is still checked in full).
+        CsrfHeaderAnySession,
+        /// A read collaborator opens a grant's page (its forms still refused).
+        ReaderSeesGrantPage,
+        /// A write collaborator may withdraw a grant (nothing else).
+        WriterMayWithdraw,
+        /// Approve takes a `revoked` grant back to `active`.
+        ApproveRevivesRevoked,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 79] = [
+    pub const ALL: [(Fault, &str); 85] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -403,6 +416,12 @@ mod catalogue {
             "writer-manages-collaborators",
         ),
         (Fault::RepoAdminMovesIssues, "repo-admin-moves-issues"),
+        (Fault::LoginSkipsCsrf, "login-skips-csrf"),
+        (Fault::LogoutSkipsCsrf, "logout-skips-csrf"),
+        (Fault::CsrfHeaderAnySession, "csrf-header-any-session"),
+        (Fault::ReaderSeesGrantPage, "reader-sees-grant-page"),
+        (Fault::WriterMayWithdraw, "writer-may-withdraw"),
+        (Fault::ApproveRevivesRevoked, "approve-revives-revoked"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

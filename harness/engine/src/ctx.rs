@@ -356,6 +356,15 @@ impl Ctx {
         Human::new(login, password, &self.base_url, self.journal.clone())
     }
 
+    /// The site admin (`CORE_ADMIN_USER`) with a fresh browser of its own,
+    /// holding its password to sign in through the login form (spec §4 says
+    /// "repo admin" only; whether a site admin is one is the Core's own). The
+    /// password is a registered secret and goes only to the Core's login form.
+    pub fn site_admin(&self) -> Step<Human> {
+        let (login, password) = self.setup.admin_credential();
+        Human::new(login, password, &self.base_url, self.journal.clone())
+    }
+
     /// A browser in a bot's hands, holding the bot's own login and fixture
     /// password: to prove that a bot never signs in through the login form
     /// (spec §1, §4). Nothing is signed in until the scenario tries.

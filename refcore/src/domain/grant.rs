@@ -72,6 +72,9 @@ impl Transition {
             {
                 Ok(GrantState::Active)
             }
+            (Transition::Approve, GrantState::Revoked) if fault!(ApproveRevivesRevoked) => {
+                Ok(GrantState::Active)
+            }
             (Transition::Withdraw, GrantState::Revoked) => {
                 Err(AppError::conflict("grant is already revoked"))
             }

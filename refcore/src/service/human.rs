@@ -28,6 +28,24 @@ pub async fn admin_repo(
     Ok(repo)
 }
 
+/// Like [`admin_repo`], but any user with at least `enough` on the
+/// repository passes: only the `reader-sees-grant-page` and
+/// `writer-may-withdraw` faults use it (the grant pages are for admins).
+pub async fn repo_at_least(
+    db: &Db,
+    user: &UserRow,
+    owner: &str,
+    repo: &str,
+    enough: Permission,
+) -> Result<RepoRow, AppError> {
+    let mut conn = db.conn().await?;
+    let (repo, perm) = access::visible_repo(&mut conn, Some(user), owner, repo).await?;
+    if perm < enough {
+        return Err(AppError::NotFound);
+    }
+    Ok(repo)
+}
+
 /// Every grant of a repository, for its list page.
 pub async fn list(db: &Db, repo: &RepoRow) -> Result<Vec<Grant>, AppError> {
     let mut conn = db.conn().await?;

@@ -117,22 +117,26 @@ impl Session {
         form: &Params,
         header: Option<&str>,
     ) -> Result<(), PageError> {
-        let token = match form.get("_csrf")? {
-            Some(t) => Some(t.to_string()),
-            None => header.map(str::to_string),
+        let (token, from_header) = match form.get("_csrf")? {
+            Some(t) => (Some(t.to_string()), false),
+            None => (header.map(str::to_string), true),
+        };
+        let ttl = if fault!(CsrfTtlIgnored) {
+            std::time::Duration::from_secs(u32::MAX.into())
+        } else {
+            state.csrf_ttl
         };
         let ok = match (&self.id, token) {
-            (Some(id), Some(token)) => csrf::verify(
-                &state.secret_key,
-                id,
-                &token,
-                db::unix_now(),
-                if fault!(CsrfTtlIgnored) {
-                    std::time::Duration::from_secs(u32::MAX.into())
-                } else {
-                    state.csrf_ttl
-                },
-            ),
+            (Some(_), Some(token))
+                if fault!(CsrfHeaderAnySession)
+                    && from_header
+                    && csrf::fresh(&token, db::unix_now(), ttl) =>
+            {
+                true
+            }
+            (Some(id), Some(token)) => {
+                csrf::verify(&state.secret_key, id, &token, db::unix_now(), ttl)
+            }
             _ => false,
         };
         // Signed in without a session: only by an API credential, under the fault.

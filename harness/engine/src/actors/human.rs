@@ -379,16 +379,27 @@ impl Human {
 
     /// Sends a form once and returns the answer, its redirect not followed.
     pub async fn send(&self, form: &Form) -> Step<Answer> {
-        let request = match form.method.as_str() {
+        self.send_with_headers(form, &[]).await
+    }
+
+    /// Sends a form once with extra request headers (e.g. the CSRF token as
+    /// `X-Csrf-Token`), its redirect not followed: for a form whose redirect
+    /// leaves the Core (the consent decision's, to its `redirect_uri`).
+    pub async fn send_with_headers(&self, form: &Form, headers: &[(&str, &str)]) -> Step<Answer> {
+        let mut request = match form.method.as_str() {
             "GET" => {
                 let mut u = form.action.clone();
                 u.query_pairs_mut().extend_pairs(form.fields.iter());
                 self.client.get(u)
             }
             _ => self.client.post(form.action.clone()).form(&form.fields),
+        };
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
-        .build()
-        .map_err(|e| Abort::errored(format!("form request: {e}")))?;
+        let request = request
+            .build()
+            .map_err(|e| Abort::errored(format!("form request: {e}")))?;
         let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
         self.register_cookies();
         Ok(answer)

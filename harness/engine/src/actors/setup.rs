@@ -106,6 +106,13 @@ impl SetupClient {
         self.journal.secrets()
     }
 
+    /// The site admin's login and password (`CORE_ADMIN_USER`,
+    /// `CORE_ADMIN_PASSWORD`), for [`Ctx::site_admin`](crate::ctx::Ctx::site_admin)
+    /// only: a browser that signs the site admin in through the login form.
+    pub(crate) fn admin_credential(&self) -> (&str, &str) {
+        (&self.admin_login, &self.admin_password)
+    }
+
     /// True when `haystack` holds the setup credential (the admin's token or
     /// password): for privilege-separation checks on an adapter's environment,
     /// arguments and traffic, without ever handing the credential out.
