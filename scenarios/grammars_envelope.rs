@@ -1,0 +1,6 @@
+//! stub
+use grantgate_engine::prelude::*;
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![]
+}
