@@ -244,10 +244,29 @@ mod catalogue {
         /// Preparing stores the task and summary trimmed of surrounding
         /// whitespace.
         GrantTextTrimmed,
+        /// A redirect URI matches a registered one ignoring ASCII case and
+        /// one trailing `/` (authorize and token).
+        OauthRedirectLooseMatch,
+        /// `code_challenge_method` is compared without regard to case: `s256` passes.
+        OauthMethodCaseFolded,
+        /// The authorize endpoint ignores `response_type`.
+        OauthResponseTypeUnchecked,
+        /// The consent decision trusts the posted `redirect_uri` (the
+        /// authorize page still checks it).
+        OauthConsentTrustsForm,
+        /// A consent grants every requested Forgejo scope, not only the two offered.
+        OauthScopeUnfiltered,
+        /// Envelope patterns refuse `.git` only in lowercase.
+        EnvelopeGitCaseSensitive,
+        /// The envelope's counts accept integral floats (`1.0`, `32.0`).
+        EnvelopeIntegralFloatsAccepted,
+        /// Grant routes find the grant by id in any repository the caller
+        /// can read, whatever the path's owner/repo.
+        GrantRepoUnchecked,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 73] = [
+    pub const ALL: [(Fault, &str); 81] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -381,6 +400,23 @@ mod catalogue {
         (Fault::DigestCaseFolded, "digest-case-folded"),
         (Fault::ListNumbersLenient, "list-numbers-lenient"),
         (Fault::GrantTextTrimmed, "grant-text-trimmed"),
+        (Fault::OauthRedirectLooseMatch, "oauth-redirect-loose-match"),
+        (Fault::OauthMethodCaseFolded, "oauth-method-case-folded"),
+        (
+            Fault::OauthResponseTypeUnchecked,
+            "oauth-response-type-unchecked",
+        ),
+        (Fault::OauthConsentTrustsForm, "oauth-consent-trusts-form"),
+        (Fault::OauthScopeUnfiltered, "oauth-scope-unfiltered"),
+        (
+            Fault::EnvelopeGitCaseSensitive,
+            "envelope-git-case-sensitive",
+        ),
+        (
+            Fault::EnvelopeIntegralFloatsAccepted,
+            "envelope-integral-floats-accepted",
+        ),
+        (Fault::GrantRepoUnchecked, "grant-repo-unchecked"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();
