@@ -64,6 +64,9 @@ async fn codes(
     Ok(out)
 }
 
+/// A token request's form, member by member.
+type Fields = Vec<(&'static str, String)>;
+
 /// The right token request for `code`.
 fn right<'a>(code: &'a Code, client: &'a str) -> Vec<(&'static str, String)> {
     vec![
@@ -139,7 +142,7 @@ async fn token_grammar(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human(CONSENTER)?;
     alice.login().await?;
     let a = a.as_str();
-    let mut cases: Vec<(String, Vec<(&'static str, String)>, &[&str])> = Vec::new();
+    let mut cases: Vec<(String, Fields, &[&str])> = Vec::new();
     let n = 27;
     ctx.step(&format!(
         "alice consents {n} times to one application, once to the other"
