@@ -191,6 +191,7 @@ async fn token_grammar(ctx: &mut Ctx) -> Outcome {
         MALFORMED,
     );
     case("no code", with(right(&code, a), "code", None), MALFORMED);
+    // RFC 6749 §5.2 names a repeated parameter `invalid_request`.
     let mut twice = right(&next(), a);
     let again = twice[1].clone();
     twice.push(again);
