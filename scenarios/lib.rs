@@ -39,7 +39,11 @@ pub mod explore_model;
 pub mod flows;
 pub mod grammars;
 pub mod grammars_credentials;
+pub mod grammars_envelope;
+pub mod grammars_oauth;
+pub mod grammars_segments;
 pub mod grammars_text;
+pub mod grammars_token;
 pub mod lifecycle;
 pub mod pagination;
 pub mod privilege;
@@ -93,6 +97,10 @@ pub fn catalogue() -> Vec<Scenario> {
         grammars::scenarios(),
         grammars_text::scenarios(),
         grammars_credentials::scenarios(),
+        grammars_oauth::scenarios(),
+        grammars_token::scenarios(),
+        grammars_envelope::scenarios(),
+        grammars_segments::scenarios(),
         explore::scenarios(),
     ];
     families.concat()

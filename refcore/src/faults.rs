@@ -270,10 +270,29 @@ mod catalogue {
         WriterMayWithdraw,
         /// Approve takes a `revoked` grant back to `active`.
         ApproveRevivesRevoked,
+        /// A redirect URI matches a registered one ignoring ASCII case and
+        /// one trailing `/` (authorize and token).
+        OauthRedirectLooseMatch,
+        /// `code_challenge_method` is compared without regard to case: `s256` passes.
+        OauthMethodCaseFolded,
+        /// The authorize endpoint ignores `response_type`.
+        OauthResponseTypeUnchecked,
+        /// The consent decision trusts the posted `redirect_uri` (the
+        /// authorize page still checks it).
+        OauthConsentTrustsForm,
+        /// A consent grants every requested Forgejo scope, not only the two offered.
+        OauthScopeUnfiltered,
+        /// Envelope patterns refuse `.git` only in lowercase.
+        EnvelopeGitCaseSensitive,
+        /// The envelope's counts accept integral floats (`1.0`, `32.0`).
+        EnvelopeIntegralFloatsAccepted,
+        /// Grant routes find the grant by id in any repository the caller
+        /// can read, whatever the path's owner/repo.
+        GrantRepoUnchecked,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 85] = [
+    pub const ALL: [(Fault, &str); 93] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -422,6 +441,23 @@ mod catalogue {
         (Fault::ReaderSeesGrantPage, "reader-sees-grant-page"),
         (Fault::WriterMayWithdraw, "writer-may-withdraw"),
         (Fault::ApproveRevivesRevoked, "approve-revives-revoked"),
+        (Fault::OauthRedirectLooseMatch, "oauth-redirect-loose-match"),
+        (Fault::OauthMethodCaseFolded, "oauth-method-case-folded"),
+        (
+            Fault::OauthResponseTypeUnchecked,
+            "oauth-response-type-unchecked",
+        ),
+        (Fault::OauthConsentTrustsForm, "oauth-consent-trusts-form"),
+        (Fault::OauthScopeUnfiltered, "oauth-scope-unfiltered"),
+        (
+            Fault::EnvelopeGitCaseSensitive,
+            "envelope-git-case-sensitive",
+        ),
+        (
+            Fault::EnvelopeIntegralFloatsAccepted,
+            "envelope-integral-floats-accepted",
+        ),
+        (Fault::GrantRepoUnchecked, "grant-repo-unchecked"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

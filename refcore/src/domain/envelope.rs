@@ -215,6 +215,13 @@ fn integer(value: &Value, name: &str) -> Result<i64, AppError> {
         Value::Number(n) if n.is_i64() || n.is_u64() => n
             .as_i64()
             .ok_or_else(|| refuse(format!("commit_count.{name} must be at most {MAX_COMMITS}"))),
+        Value::Number(n)
+            if fault!(EnvelopeIntegralFloatsAccepted)
+                && n.as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.abs() < 1e15) =>
+        {
+            Ok(n.as_f64().unwrap_or_default() as i64)
+        }
         _ => Err(refuse(format!(
             "commit_count.{name} must be a JSON integer"
         ))),
@@ -310,7 +317,12 @@ pub fn check_pattern(pattern: &str) -> Result<(), &'static str> {
     }
     let body = pattern.strip_suffix('/').unwrap_or(pattern);
     for segment in body.split('/') {
-        let traversal = matches!(segment, "." | "..") || segment.eq_ignore_ascii_case(".git");
+        let git = if fault!(EnvelopeGitCaseSensitive) {
+            segment == ".git"
+        } else {
+            segment.eq_ignore_ascii_case(".git")
+        };
+        let traversal = matches!(segment, "." | "..") || git;
         if traversal && !fault!(EnvelopeTraversalAccepted) {
             return Err(match segment {
                 "." | ".." => "must not have a . or .. segment",

@@ -130,13 +130,19 @@ pub fn redirect_uri_registered(registered: &[String], given: &str) -> bool {
 
 /// Whether the redirect URI a request names is `expected`, byte for byte.
 pub fn redirect_uri_matches(expected: &str, given: &str) -> bool {
-    given == expected || (fault!(OauthRedirectPrefixMatch) && given.starts_with(expected))
+    given == expected
+        || (fault!(OauthRedirectPrefixMatch) && given.starts_with(expected))
+        || (fault!(OauthRedirectLooseMatch)
+            && given
+                .trim_end_matches('/')
+                .eq_ignore_ascii_case(expected.trim_end_matches('/')))
 }
 
 /// The challenge method to store: `S256`, which is required.
 fn challenge_method(given: Option<&str>) -> Result<&'static str, Refusal> {
     match given {
         Some(S256) => Ok(S256),
+        Some(m) if fault!(OauthMethodCaseFolded) && m.eq_ignore_ascii_case(S256) => Ok(S256),
         None | Some(PLAIN) if fault!(OauthPlainAccepted) => Ok(PLAIN),
         None => Err("code_challenge_method is required and must be S256"),
         Some(_) => Err("code_challenge_method must be S256"),
@@ -182,7 +188,10 @@ pub fn granted_scopes(requested: Option<&str>) -> Result<Scopes, Refusal> {
         None => OFFERED_SCOPES.to_vec(),
         Some(raw) => raw
             .split(' ')
-            .filter(|name| OFFERED_SCOPES.contains(name))
+            .filter(|name| {
+                OFFERED_SCOPES.contains(name)
+                    || (fault!(OauthScopeUnfiltered) && Scopes::parse(&[name]).is_ok())
+            })
             .collect(),
     };
     if names.is_empty() {
@@ -206,11 +215,14 @@ pub fn token_scopes(granted: Scopes) -> Scopes {
 /// first.
 pub fn check(raw: &RawRequest<'_>, registered: &[String]) -> Result<Request, Refusal> {
     let redirect_uri = present(raw.redirect_uri).ok_or("redirect_uri is required")?;
-    if !redirect_uri_registered(registered, redirect_uri) {
+    // The consent form carries no `response_type`: that fault trusts it.
+    let trusted = fault!(OauthConsentTrustsForm) && raw.response_type.is_none();
+    if !trusted && !redirect_uri_registered(registered, redirect_uri) {
         return Err("redirect_uri is not registered for this application");
     }
     if let Some(response_type) = raw.response_type
         && response_type != RESPONSE_TYPE
+        && !fault!(OauthResponseTypeUnchecked)
     {
         return Err("response_type must be code");
     }

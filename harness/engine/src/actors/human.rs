@@ -59,6 +59,15 @@ impl Human {
         self.navigate("GET", url, Vec::new(), &[]).await
     }
 
+    /// Opens an absolute URL following redirects only while they stay on
+    /// the Core's origin: an answer that redirects anywhere else ends the
+    /// walk unfollowed, with that target last in `redirects` and the
+    /// answer's status as `status` (a consent refusal must not send the
+    /// browser to a client, spec §9).
+    pub async fn open_on_core(&self, url: &url::Url) -> Step<Page> {
+        self.walk("GET", url.clone(), Vec::new(), &[], true).await
+    }
+
     /// Submits a form exactly as filled, following redirects.
     pub async fn submit(&self, form: &Form) -> Step<Page> {
         self.navigate(&form.method, form.action.clone(), form.fields.clone(), &[])
@@ -410,9 +419,22 @@ impl Human {
     async fn navigate(
         &self,
         method: &str,
+        url: url::Url,
+        fields: Vec<(String, String)>,
+        headers: &[(&str, &str)],
+    ) -> Step<Page> {
+        self.walk(method, url, fields, headers, false).await
+    }
+
+    /// [`navigate`](Self::navigate); with `core_only`, a redirect off the
+    /// Core's origin is not followed (see [`open_on_core`](Self::open_on_core)).
+    async fn walk(
+        &self,
+        method: &str,
         mut url: url::Url,
         mut fields: Vec<(String, String)>,
         headers: &[(&str, &str)],
+        core_only: bool,
     ) -> Step<Page> {
         let mut method = method.to_ascii_uppercase();
         let mut redirects = Vec::new();
@@ -451,10 +473,15 @@ impl Human {
                             "more than {MAX_REDIRECTS} redirects from {url}"
                         )));
                     }
-                    url = url.join(&location).map_err(|e| {
+                    let next = url.join(&location).map_err(|e| {
                         Abort::failed(format!("redirect to `{location}` from {url}: {e}"))
                     })?;
-                    redirects.push((answer.status, url.clone()));
+                    redirects.push((answer.status, next.clone()));
+                    if core_only && next.origin() != self.base.origin() {
+                        let (page, _) = Page::read(answer, url, redirects).await?;
+                        return Ok(page);
+                    }
+                    url = next;
                     if !matches!(answer.status, 307 | 308) {
                         method = "GET".into();
                         fields.clear();
