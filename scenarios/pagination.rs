@@ -167,6 +167,39 @@ async fn list_31_pending_30_plus_1(ctx: &mut Ctx) -> Outcome {
     let read = [ids1.as_slice(), ids2.as_slice()].concat();
     expect_exactly(ctx, "natively", &read, &ids)?;
     ctx.observe("native pages", &(ids1.len(), ids2.len()));
+
+    // At a width that does not divide 31 by one less than a page, `last`
+    // is 31 / 4 rounded up: 8, whose page holds the 3 left.
+    ctx.step("lab-bot lists natively 4 per page: the first and the last of 8 pages");
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    let p1 = native.list_grants("page=1&limit=4").await?;
+    ctx.expect_eq(
+        "4 per page, page 1",
+        native_ids(ctx, "4 per page, page 1", &p1)?,
+        sorted[..4].to_vec(),
+    )?;
+    expect_links(
+        ctx,
+        "4 per page, page 1",
+        &p1,
+        &[("first", 1), ("next", 2), ("last", 8)],
+        4,
+    )?;
+    let p8 = native.list_grants("page=8&limit=4").await?;
+    ctx.expect_eq(
+        "4 per page, page 8",
+        native_ids(ctx, "4 per page, page 8", &p8)?,
+        sorted[28..].to_vec(),
+    )?;
+    expect_links(
+        ctx,
+        "4 per page, page 8",
+        &p8,
+        &[("first", 1), ("prev", 7), ("last", 8)],
+        4,
+    )?;
+    ctx.observe("4 per page", &(p1.status, p8.status));
     Ok(())
 }
 
