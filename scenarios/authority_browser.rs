@@ -14,9 +14,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::{accepted, asks_sign_in};
+use crate::browser::{Unchanged, accepted, asks_sign_in};
 use crate::consent_flow::unminted_state;
-use crate::flows::{self, LAB, LAB_BOT, Ledger, Watch};
+use crate::flows::{self, LAB, LAB_BOT};
 use crate::grammars::Table;
 
 /// This file's scenarios, in catalogue order.
@@ -93,41 +93,6 @@ pub(crate) fn hands_back(ctx: &Ctx, answer: &Answer, request: &Url) -> bool {
         && codes.len() == 1
         && !codes[0].is_empty()
         && param(&to, "state") == param(request, "state")
-}
-
-/// What refused forms must leave as they were, for several grants at once:
-/// each grant's state and revision, the repository's Issues, and how many
-/// grants the agent has.
-pub(crate) struct Witness {
-    watch: Watch,
-    ledger: Ledger,
-    grants: i64,
-}
-
-impl Witness {
-    /// Takes the witness now, watching `grants`.
-    pub(crate) async fn take(ctx: &Ctx, grants: &[&GrantRef]) -> Step<Witness> {
-        let watch = grants
-            .iter()
-            .fold(Watch::new(LAB_BOT, LAB), |w, g| w.grant(g));
-        let ledger = watch.take(ctx).await?;
-        let grants = flows::grant_total(ctx, LAB_BOT).await?;
-        Ok(Witness {
-            watch,
-            ledger,
-            grants,
-        })
-    }
-
-    /// Checks that nothing changed since the witness was taken.
-    pub(crate) async fn expect(&self, ctx: &Ctx, what: &str) -> Step<()> {
-        self.watch.expect_unchanged(ctx, what, &self.ledger).await?;
-        ctx.expect_eq(
-            &format!("{what}: no grant was prepared"),
-            flows::grant_total(ctx, LAB_BOT).await?,
-            self.grants,
-        )
-    }
 }
 
 /// Whether `human` is signed in: the new-grant page of `repo`, a
@@ -462,7 +427,7 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
         grant: &grants[0],
         revision: 2,
     };
-    let witness = Witness::take(ctx, &grants.iter().collect::<Vec<_>>()).await?;
+    let witness = Unchanged::watching(ctx, &grants.iter().collect::<Vec<_>>()).await?;
     ctx.step("no session, the bot, the stranger, the reader and the writer at once");
     let cases: Vec<(&Refused, Row)> = refused
         .iter()
@@ -778,7 +743,7 @@ async fn browser_decision_state_matrix(ctx: &mut Ctx) -> Outcome {
             }
         }
     }
-    let witness = Witness::take(ctx, &states.map(|(_, g, _)| g)).await?;
+    let witness = Unchanged::watching(ctx, &states.map(|(_, g, _)| g)).await?;
     let answers = join_all(cases.iter().map(|(_, form)| alice.submit(form))).await;
     for ((case, _), page) in cases.iter().zip(answers) {
         let page = page?;

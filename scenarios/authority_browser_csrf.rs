@@ -13,9 +13,9 @@ use std::time::Duration;
 use grantgate_engine::prelude::*;
 
 use crate::authority_browser::{
-    REDIRECT, Witness, confirm, consent_url, delivers_code, hand_form, hands_back, seen, signed_in,
+    REDIRECT, confirm, consent_url, delivers_code, hand_form, hands_back, seen, signed_in,
 };
-use crate::browser::{accepted, csrf_of};
+use crate::browser::{Unchanged, accepted, csrf_of};
 use crate::flows::{self, LAB, LAB_BOT};
 use crate::grammars::Table;
 
@@ -177,7 +177,7 @@ async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
     }
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
     let url = consent_url(ctx, &client)?;
-    let witness = Witness::take(ctx, &[&grants[0], &grants[1]]).await?;
+    let witness = Unchanged::watching(ctx, &[&grants[0], &grants[1]]).await?;
 
     ctx.step(
         "prepare, approve, withdraw and the consent decision with every refused class, at once",
@@ -318,7 +318,7 @@ async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
     confirm(ctx, &grant).await?;
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
     let url = consent_url(ctx, &client)?;
-    let witness = Witness::take(ctx, &[&grant]).await?;
+    let witness = Unchanged::watching(ctx, &[&grant]).await?;
     let new_page = core_api::new_grant_page(LAB);
     // One signed-out browser per login, and one more session of alice's
     // per logout: a wrongly accepted one then leaves the others to judge.

@@ -27,7 +27,7 @@ pub fn scenarios() -> Vec<Scenario> {
 }
 
 /// What a refused form must leave as it was, read through the APIs: the
-/// watched grant's state and revision, the repository's Issues, and how many
+/// watched grants' state and revision, the repository's Issues, and how many
 /// grants the agent has in any state.
 pub(crate) struct Unchanged {
     watch: Watch,
@@ -38,7 +38,14 @@ pub(crate) struct Unchanged {
 impl Unchanged {
     /// Takes the witness now, watching `grant`.
     pub(crate) async fn take(ctx: &Ctx, grant: &GrantRef) -> Step<Unchanged> {
-        let watch = Watch::new(LAB_BOT, LAB).grant(grant);
+        Unchanged::watching(ctx, &[grant]).await
+    }
+
+    /// Takes the witness now, watching every one of `grants`.
+    pub(crate) async fn watching(ctx: &Ctx, grants: &[&GrantRef]) -> Step<Unchanged> {
+        let watch = grants
+            .iter()
+            .fold(Watch::new(LAB_BOT, LAB), |w, g| w.grant(g));
         let ledger = watch.take(ctx).await?;
         let grants = flows::grant_total(ctx, LAB_BOT).await?;
         Ok(Unchanged {

@@ -160,7 +160,8 @@ pub async fn run(
 }
 
 /// Runs the whole catalogue against each honest variant of the faults
-/// build's Core, `jobs` passes at a time; every trial must pass.
+/// build's Core, one pass at a time with `jobs` stacks; every trial must
+/// pass.
 async fn honest_variants(
     clean: &RunConfig,
     catalogue: &[Scenario],
@@ -188,7 +189,7 @@ async fn honest_variants(
             );
             Ok(row)
         })
-        .buffer_unordered(clean.jobs)
+        .buffer_unordered(1)
         .collect()
         .await;
     rows.into_iter().collect()

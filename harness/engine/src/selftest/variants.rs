@@ -49,11 +49,12 @@ pub fn list(bin: &Path) -> Result<Vec<String>> {
 }
 
 /// One variant's run: the faults build of the Core with the variant set,
-/// the default adapter, the first selected backend, one stack at a time.
+/// the default adapter, the first selected backend, all the run's stacks
+/// (variants run one at a time: within one pass a trial waiting out a clock
+/// lends its slot to the next, which two passes of one stack each cannot).
 pub fn config(clean: &RunConfig, bins: &Binaries, variant: &str) -> RunConfig {
     RunConfig {
         backends: clean.backends.iter().take(1).copied().collect(),
-        jobs: 1,
         core_bin: Some(bins.core.clone()),
         keep: false,
         core_env: [
