@@ -412,14 +412,7 @@ async fn grant_route_authority_matrix(ctx: &mut Ctx) -> Outcome {
         watch.take(ctx).await?,
         flows::grant_total(ctx, LAB_BOT).await?,
     );
-    let every_filter = [
-        None,
-        Some(state::AWAITING_AGENT),
-        Some(state::AWAITING_HUMAN),
-        Some(state::ACTIVE),
-        Some(state::REVOKED),
-        Some("all"),
-    ];
+    let every_filter = flows::LIST_FILTERS;
 
     let mut first: Vec<Call> = Vec::new();
     for caller in &refused {

@@ -187,6 +187,17 @@ pub async fn native_status(ctx: &Ctx, agent: &str, grant: &GrantRef) -> Step<(St
     Ok(answer.grant()?.status())
 }
 
+/// Every `state` filter of the native list (spec §3): none (every
+/// non-revoked state), each state's name, and `all`.
+pub const LIST_FILTERS: [Option<&str>; 6] = [
+    None,
+    Some(state::AWAITING_AGENT),
+    Some(state::AWAITING_HUMAN),
+    Some(state::ACTIVE),
+    Some(state::REVOKED),
+    Some("all"),
+];
+
 /// How many grants `agent` has in any state (`state=all`), from the native
 /// list's `X-Total-Count`: what a refused preparation must leave unchanged.
 pub async fn grant_total(ctx: &Ctx, agent: &str) -> Step<i64> {

@@ -183,13 +183,10 @@ fn authorize_cases(
     };
     if let Some(c) = changed {
         let r = good.with("client_id", Some(&c));
-        cases.push(("the client_id in another case".into(), r, Open));
+        case("the client_id in another case", r, Open);
     }
     // redirect_uri: "registered exactly" (spec §9; RFC 6749 §3.1.2.3,
     // simple string comparison). Two are registered, so it is required.
-    let mut case = |what: &str, r: Request, allowed: Allowed| {
-        cases.push((what.to_owned(), r, allowed));
-    };
     case(
         "the second registered URI",
         good.with("redirect_uri", Some(R2)),

@@ -260,14 +260,7 @@ impl Withdrawn {
     async fn expect_listed_only_as_revoked(&self, ctx: &Ctx) -> Outcome {
         ctx.step("the list shows the grant only under `revoked` and `all`");
         let mut seen = Vec::new();
-        for filter in [
-            None,
-            Some(state::AWAITING_AGENT),
-            Some(state::AWAITING_HUMAN),
-            Some(state::ACTIVE),
-            Some(state::REVOKED),
-            Some("all"),
-        ] {
+        for filter in flows::LIST_FILTERS {
             let expected = matches!(filter, Some(state::REVOKED | "all"));
             let label = filter.unwrap_or("(default)");
             let query = filter.map(|s| format!("state={s}")).unwrap_or_default();
