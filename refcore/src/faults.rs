@@ -97,6 +97,9 @@ mod catalogue {
         LinkMissing,
         /// `Link`'s `last` rounds down, so a partial last page gets no `next`.
         LinkWrong,
+        /// `Link`'s `last` is one page too far whenever the total is one
+        /// short of a multiple of the width (rounding up by `limit + 1`).
+        LinkLastOvercounts,
         /// A clamped grant list computes `Link` from the requested limit.
         ClampWithoutContinuation,
         /// The grant list's `X-Total-Count` counts this page only.
@@ -292,10 +295,11 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 93] = [
+    pub const ALL: [(Fault, &str); 94] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
+        (Fault::LinkLastOvercounts, "link-last-overcounts"),
         (
             Fault::ClampWithoutContinuation,
             "clamp-without-continuation",

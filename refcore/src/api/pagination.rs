@@ -9,10 +9,15 @@ use crate::faults::fault;
 pub fn headers(path: &str, keep: &[(&str, &str)], page: i64, limit: i64, total: i64) -> HeaderMap {
     let mut map = HeaderMap::new();
     map.insert("x-total-count", HeaderValue::from(total));
+    let round_up = if fault!(LinkLastOvercounts) {
+        limit + 1
+    } else {
+        limit - 1
+    };
     let last = if fault!(LinkWrong) {
         total / limit
     } else {
-        (total + limit - 1) / limit
+        (total + round_up) / limit
     }
     .max(1);
     let url = |p: i64| {
