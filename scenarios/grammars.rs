@@ -499,6 +499,12 @@ const I64_OVER: &str = "9223372036854775808";
 /// or `1e3` the spec does not settle for a query, so they are left out.)
 const BAD_QUERY_NUMBERS: [&str; 5] = ["0", "-1", "-9223372036854775808", "1.5", "abc"];
 
+/// Queries with a `%` that starts no escape: at the end of a value or a
+/// name, one hex digit short, no hex digits.
+const MALFORMED_ESCAPES: [&str; 6] = [
+    "page=%", "page=1%", "limit=%3", "state=%", "%=1", "page=%zz",
+];
+
 /// Grant ids in a path that name no grant (spec §1: a positive i64): also
 /// past i64, exponents, hex and signs.
 const BAD_IDS: [&str; 10] = [
@@ -519,7 +525,8 @@ const BAD_IDS: [&str; 10] = [
 /// and i64::MAX answer 200 and each invalid number (0, negative, a
 /// fraction, a word) 400 or 422 (a malformed query or an
 /// invalid value); each `state` name and `all` answer 200 with only grants
-/// of that state, any other spelling 400 or 422. A grant id in a path that
+/// of that state, any other spelling 400 or 422; a `%` that starts no
+/// escape is answered (200, 400 or 422), never with an error. A grant id in a path that
 /// is not a positive i64 is never served (400, 404 or 422 on get, confirm,
 /// submit and readback) and i64::MAX is 404. Through the adapter, `page`
 /// and `grant_id` of the wrong JSON type or out of 1..=i64::MAX are
@@ -583,6 +590,13 @@ async fn number_grammar(ctx: &mut Ctx) -> Outcome {
             && answer.grants().is_ok()
             && states.iter().all(|s| *listed == "all" || s == listed);
         list.check(query, ok, format!("{} {states:?}", answer.status));
+    }
+    // A `%` without two hex digits after it is malformed (RFC 3986
+    // pct-encoded): 400, or a parser that keeps it literally or drops the
+    // pair answers as for any other value; never an error or no answer.
+    let answers = at_once(MALFORMED_ESCAPES.iter().map(|q| native.list_grants(q))).await?;
+    for (query, answer) in MALFORMED_ESCAPES.iter().zip(&answers) {
+        list.status(query, answer, &[200, 400, 422]);
     }
     cases += list.finish(ctx)?;
 

@@ -135,7 +135,8 @@ pub(crate) fn expect_exactly(ctx: &Ctx, what: &str, read: &[i64], expected: &[i6
 
 /// 31 pending grants for one bot read as 30 + 1 through the adapter
 /// (has_more false at the end) and natively, where X-Total-Count and Link
-/// agree with the pages, ids ascend, and every grant appears exactly once.
+/// agree with the pages (30 + 1, 4 per page, and one page of 31), ids
+/// ascend, and every grant appears exactly once.
 #[scenario(Pagination, parity, clauses = ["S3.route.list", "S3.list.page", "S3.list.order", "S3.list.headers", "S3.list.link-list", "S3.list.no-user-scope", "S6.list", "S6.list.continuation"])]
 async fn list_31_pending_30_plus_1(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 31).await?;
@@ -200,6 +201,26 @@ async fn list_31_pending_30_plus_1(ctx: &mut Ctx) -> Outcome {
         4,
     )?;
     ctx.observe("4 per page", &(p1.status, p8.status));
+
+    // At a width the total fills exactly there is one page: nothing is next.
+    ctx.step("lab-bot lists natively 31 per page: one page, no next");
+    let only = native.list_grants("page=1&limit=31").await?;
+    ctx.expect_eq(
+        "31 per page, page 1",
+        native_ids(ctx, "31 per page, page 1", &only)?,
+        sorted.clone(),
+    )?;
+    let links = only.links()?;
+    let page = |rel: &str| links.query(rel, "page");
+    ctx.expect_eq(
+        "31 per page: Link next, prev and last (when given) pages",
+        (
+            page("next"),
+            page("prev"),
+            page("last").unwrap_or("1".into()),
+        ),
+        (None, None, "1".to_owned()),
+    )?;
     Ok(())
 }
 

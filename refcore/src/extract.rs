@@ -139,6 +139,11 @@ fn decode_component(raw: &[u8]) -> Result<String, AppError> {
                 && raw[i + 1].is_ascii_hexdigit()
                 && raw[i + 2].is_ascii_hexdigit();
             if !ok {
+                // The cargo-mutants survivor (`&&` made `||`) this fault keeps.
+                assert!(
+                    !(fault!(ShortEscapeDropsConnection) && raw.len() <= i + 2),
+                    "escape past the end"
+                );
                 return Err(AppError::bad_request("malformed percent-encoding"));
             }
         }

@@ -100,6 +100,12 @@ mod catalogue {
         /// `Link`'s `last` is one page too far whenever the total is one
         /// short of a multiple of the width (rounding up by `limit + 1`).
         LinkLastOvercounts,
+        /// `Link`'s `last` is one page too far whenever the total fills
+        /// its pages exactly (rounding up by `limit`).
+        LinkLastPastFullPage,
+        /// A query or form whose `%` ends a value too early makes the
+        /// handler panic: the connection closes with no answer.
+        ShortEscapeDropsConnection,
         /// A clamped grant list computes `Link` from the requested limit.
         ClampWithoutContinuation,
         /// The grant list's `X-Total-Count` counts this page only.
@@ -295,11 +301,16 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 94] = [
+    pub const ALL: [(Fault, &str); 96] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
         (Fault::LinkLastOvercounts, "link-last-overcounts"),
+        (Fault::LinkLastPastFullPage, "link-last-past-full-page"),
+        (
+            Fault::ShortEscapeDropsConnection,
+            "short-escape-drops-connection",
+        ),
         (
             Fault::ClampWithoutContinuation,
             "clamp-without-continuation",

@@ -11,6 +11,8 @@ pub fn headers(path: &str, keep: &[(&str, &str)], page: i64, limit: i64, total: 
     map.insert("x-total-count", HeaderValue::from(total));
     let round_up = if fault!(LinkLastOvercounts) {
         limit + 1
+    } else if fault!(LinkLastPastFullPage) {
+        limit
     } else {
         limit - 1
     };
