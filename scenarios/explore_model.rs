@@ -115,15 +115,20 @@ pub fn racing() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// A sequence of at most `steps` moves (one in eight a pair) after a first
-/// preparation, so no sequence starts with operations on nothing.
+/// A sequence of at most `steps` moves (one in eight a pair) after a
+/// grant is prepared, confirmed and approved, so every sequence can submit
+/// from its first move; later preparations explore the earlier states.
 pub fn sequence(steps: usize) -> impl Strategy<Value = Vec<Move>> {
     let one = op().prop_map(Move::One);
     let both = (racing(), racing()).prop_map(|(a, b)| Move::Both(a, b));
     let step = prop_oneof![7 => one, 1 => both];
-    prop::collection::vec(step, 1..=steps.max(1)).prop_map(|mut moves| {
-        moves.insert(0, Move::One(Op::Prepare));
-        moves
+    prop::collection::vec(step, 1..=steps.max(1)).prop_map(|moves| {
+        let approve = Op::Approve {
+            grant: 0,
+            stale: false,
+        };
+        let start = [Op::Prepare, Op::Confirm(0), approve].map(Move::One);
+        start.into_iter().chain(moves).collect()
     })
 }
 
@@ -343,7 +348,7 @@ impl Model {
     /// How a native call is refused before the grant is looked at: a
     /// deleted token (401, S3.statuses, S10.blocked) or lost access (404,
     /// S1.private-invisible, S3.access-loss).
-    fn refused(&self) -> Option<Answer> {
+    pub fn refused(&self) -> Option<Answer> {
         (!self.token)
             .then_some(Answer::Status(401))
             .or((!self.access).then_some(Answer::Status(404)))
@@ -520,4 +525,87 @@ fn transition(grant: &mut MGrant, to: State) -> Answer {
 fn flip(flag: &mut bool) -> Answer {
     *flag = !*flag;
     Answer::Accepted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `ops` on a fresh model with every extension, aiming each.
+    fn after(ops: &[Op]) -> (Model, Vec<Answer>) {
+        let mut m = Model::new(Extensions {
+            issue_edit: true,
+            token_delete: true,
+        });
+        let answers = ops.iter().map(|&op| m.step(&m.aim(op))).collect();
+        (m, answers)
+    }
+
+    #[test]
+    fn every_state_change_adds_one_revision() {
+        let withdraw = Op::Withdraw {
+            grant: 0,
+            stale: false,
+        };
+        let (m, answers) = after(&[Op::Prepare, Op::Confirm(0), withdraw, withdraw]);
+        assert_eq!(m.grant_view(0), "revoked at revision 3");
+        assert_eq!(answers[3], Answer::Status(409));
+    }
+
+    #[test]
+    fn a_deleted_issue_keeps_its_key_spent() {
+        let submit = Op::Submit {
+            grant: 0,
+            key: 1,
+            text: 0,
+        };
+        let ops = [
+            Op::Prepare,
+            Op::Confirm(0),
+            Op::Approve {
+                grant: 0,
+                stale: false,
+            },
+            submit,
+            Op::DeleteIssue { grant: 0, key: 1 },
+            submit,
+        ];
+        let (m, answers) = after(&ops);
+        assert_eq!(answers[3], Answer::Receipt(201, "submitted"));
+        assert_eq!(answers[5], Answer::Receipt(200, "issue_deleted"));
+        assert_eq!(m.issue_view(0, 1).as_deref(), Some("status 404"));
+    }
+
+    #[test]
+    fn a_deleted_token_is_refused_before_lost_access() {
+        let ops = [
+            Op::Prepare,
+            Op::RemoveAgent,
+            Op::DeleteToken,
+            Op::Confirm(0),
+            Op::List,
+        ];
+        let (_, answers) = after(&ops);
+        assert_eq!(answers[3..], [Answer::Status(401), Answer::Status(401)]);
+    }
+
+    #[test]
+    fn an_aimed_issue_operation_takes_the_key_that_has_an_issue() {
+        let ops = [
+            Op::Prepare,
+            Op::Confirm(0),
+            Op::Approve {
+                grant: 0,
+                stale: false,
+            },
+            Op::Submit {
+                grant: 0,
+                key: 1,
+                text: 0,
+            },
+        ];
+        let (m, _) = after(&ops);
+        let aimed = m.aim(Op::MoveIssue { grant: 0, key: 0 });
+        assert_eq!(aimed.op, Op::MoveIssue { grant: 0, key: 1 });
+    }
 }

@@ -5,7 +5,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::explore_model::{Aimed, Model, Op};
+use crate::explore_model::{Aimed, Model, Op, State};
 use crate::explore_run::{Agent, Live, World, body, show, title};
 use crate::flows::LAB;
 
@@ -21,7 +21,9 @@ impl World {
         live: &[Live],
         a: &Aimed,
     ) -> Step<Result<(), String>> {
-        let Some(t) = a.grant else {
+        // What lab-bot cannot read now reads as the refusal its own
+        // operation already got.
+        let Some(t) = a.grant.filter(|_| model.refused().is_none()) else {
             return Ok(Ok(()));
         };
         let (want, seen) = (
@@ -38,7 +40,10 @@ impl World {
         {
             return Ok(Err(e));
         }
-        if matches!(a.op, Op::Submit { .. }) && self.top > 0 {
+        // A submission writes one Issue at most, a replay or a refusal none
+        // (S3.replay.identical, S3.submit.active, S10.blocked).
+        let reached = model.grants[t].state == State::Active;
+        if matches!(a.op, Op::Submit { .. }) && reached && self.top > 0 {
             let next = ctx.setup().issue(LAB, self.top + 1).await?.status;
             if next != 404 {
                 return Ok(Err(format!(
