@@ -56,7 +56,7 @@ fn budget() -> (u64, usize, usize) {
     static DRAWN: OnceLock<Budget> = OnceLock::new();
     let b = CONFIGURED.get().unwrap_or_else(|| {
         DRAWN.get_or_init(|| Budget {
-            seed: env("GRANTGATE_EXPLORE_SEED"),
+            seed: env(SEED_ENV),
             cases: env("GRANTGATE_EXPLORE_CASES").map_or(CASES, |n| n as usize),
             steps: env("GRANTGATE_EXPLORE_STEPS").map_or(STEPS, |n| n as usize),
         })
@@ -89,7 +89,8 @@ async fn explored_sequences_match_the_model(ctx: &mut Ctx) -> Outcome {
     ctx.step(&format!(
         "seed {seed}: {cases} sequences of up to {steps} moves"
     ));
-    ctx.observe("seed", &seed.to_string());
+    // The engine's reproduce command carries a recorded seed.
+    ctx.observe(SEED_OBSERVATION, &seed.to_string());
     let extensions = declared(ctx).await?;
     ctx.setup().create_repo("alice", ARCHIVE_NAME, true).await?;
     let generator = Generator::start(seed, steps);
