@@ -116,19 +116,23 @@ pub fn racing() -> impl Strategy<Value = Op> {
 }
 
 /// A sequence of at most `steps` moves (one in eight a pair) after a
-/// grant is prepared, confirmed and approved, so every sequence can submit
-/// from its first move; later preparations explore the earlier states.
+/// grant is prepared, confirmed and, in every other sequence, approved: so
+/// half the sequences can submit from their first move and half can
+/// decide on a confirmed grant; later preparations explore the earlier
+/// states.
 pub fn sequence(steps: usize) -> impl Strategy<Value = Vec<Move>> {
     let one = op().prop_map(Move::One);
     let both = (racing(), racing()).prop_map(|(a, b)| Move::Both(a, b));
     let step = prop_oneof![7 => one, 1 => both];
-    prop::collection::vec(step, 1..=steps.max(1)).prop_map(|moves| {
+    let moves = prop::collection::vec(step, 1..=steps.max(1));
+    (prop::bool::ANY, moves).prop_map(|(approved, moves)| {
         let approve = Op::Approve {
             grant: 0,
             stale: false,
         };
         let start = [Op::Prepare, Op::Confirm(0), approve].map(Move::One);
-        start.into_iter().chain(moves).collect()
+        let start = &start[..if approved { 3 } else { 2 }];
+        start.iter().copied().chain(moves).collect()
     })
 }
 
