@@ -36,6 +36,8 @@ pub mod exact_replay;
 pub mod exact_replay_access;
 pub mod explore;
 pub mod explore_model;
+pub mod explore_reads;
+pub mod explore_run;
 pub mod flows;
 pub mod grammars;
 pub mod grammars_credentials;

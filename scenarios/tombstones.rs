@@ -172,6 +172,14 @@ async fn submitted(ctx: &mut Ctx) -> Step<Tomb> {
         1,
     )?;
     ctx.observe("the receipt", &receipt.raw);
+    // Read back before the Issue changes too: a status is computed at
+    // read time, never remembered from an earlier read (S3.receipt.status;
+    // the explorer found `readback-status-remembered` this way first).
+    ctx.step("lab-bot reads the submission back natively: `submitted`");
+    let before = native.submission(&grant, &submission.request_key).await?;
+    ctx.expect_status("native readback", before.status, 200)?;
+    let status = before.submitted()?.receipt.status;
+    ctx.expect_eq("status before", status.as_str(), "submitted")?;
     Ok(Tomb {
         alice,
         bot,

@@ -36,6 +36,10 @@ struct Cli {
 enum Command {
     /// Run the catalogue: every selected scenario on every selected backend.
     Run(RunArgs),
+    /// Explore: seeded random sequences of operations (family 20) against
+    /// the model of the contract, on every selected backend, a difference
+    /// shrunk to its shortest sequence.
+    Explore(ExploreArgs),
     /// List the scenarios by catalogue family, with their trials
     /// (`backend::scenario`) and claims.
     List(ListArgs),
@@ -293,6 +297,24 @@ struct RunArgs {
     attest: AttestArgs,
 }
 
+#[derive(clap::Args)]
+struct ExploreArgs {
+    /// The seed; the same seed gives the same sequences on every backend
+    /// and Core (default: drawn, and named in the report).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Sequences per backend.
+    #[arg(long, default_value_t = grantgate_scenarios::explore::CASES)]
+    cases: usize,
+    /// Moves per sequence, at most.
+    #[arg(long, default_value_t = grantgate_scenarios::explore::STEPS)]
+    steps: usize,
+    /// Every option of `run` (the Core, backends, runtime, reports); the
+    /// selection is the explorer's trials.
+    #[command(flatten)]
+    run: RunArgs,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let rt = match cli.command {
@@ -312,6 +334,7 @@ fn main() -> ExitCode {
             unreachable!("answered above")
         }
         Command::Run(args) => rt.block_on(run(args)),
+        Command::Explore(args) => explore(args).and_then(|args| rt.block_on(run(args))),
         Command::Selftest(args) => rt.block_on(selftest(args)),
         Command::Merge(args) => merge(args),
     };
@@ -428,6 +451,26 @@ fn list(args: ListArgs) -> ExitCode {
         grantgate_engine::runner::catalogue::listing(&catalogue, &selected, &parity)
     );
     ExitCode::SUCCESS
+}
+
+/// `explore` is `run` of the explorer's trials with the seed and budget
+/// set: the same report, exit codes and parity.
+fn explore(args: ExploreArgs) -> anyhow::Result<RunArgs> {
+    let mut run = args.run;
+    let sel = &run.selection;
+    if sel.filter.is_some() || !sel.exact.is_empty() || !sel.skip.is_empty() || run.shard.is_some()
+    {
+        anyhow::bail!(
+            "explore runs the explorer's trials only: --filter, --exact, --skip and --shard belong to `run`"
+        );
+    }
+    grantgate_scenarios::explore::configure(grantgate_scenarios::explore::Budget {
+        seed: args.seed,
+        cases: args.cases,
+        steps: args.steps,
+    });
+    run.selection.filter = Some("explored_sequences_match_the_model".to_owned());
+    Ok(run)
 }
 
 async fn run(args: RunArgs) -> anyhow::Result<u8> {

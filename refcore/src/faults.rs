@@ -298,6 +298,12 @@ mod catalogue {
         /// Grant routes find the grant by id in any repository the caller
         /// can read, whatever the path's owner/repo.
         GrantRepoUnchecked,
+        /// Withdrawing a grant that awaits the human (confirmed, not yet
+        /// approved) leaves `state_revision` where it was.
+        WithdrawKeepsRevision,
+        /// A readback's status is the one its first readback computed:
+        /// deleting or moving the Issue afterwards does not show.
+        ReadbackStatusRemembered,
     }
 
     /// Every fault with its `CORE_FAULT` name.
@@ -473,6 +479,11 @@ mod catalogue {
             "envelope-integral-floats-accepted",
         ),
         (Fault::GrantRepoUnchecked, "grant-repo-unchecked"),
+        (Fault::WithdrawKeepsRevision, "withdraw-keeps-revision"),
+        (
+            Fault::ReadbackStatusRemembered,
+            "readback-status-remembered",
+        ),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -34,7 +34,7 @@ pub use crate::views::{
     NewIssue, Proposal, Receipt, RepoRef, Repository, Submitted, UserRef, envelope_digest,
     expected_digest, rfc3339, state,
 };
-pub use crate::vocab::{Abort, Outcome, Step};
+pub use crate::vocab::{Abort, Outcome, SEED_ENV, SEED_OBSERVATION, Step};
 /// Runs several futures at once and waits for all (concurrency scenarios).
 pub use futures::future::join_all;
 pub use grantgate_macros::scenario;

@@ -8,6 +8,14 @@ use serde::{Deserialize, Serialize};
 /// The pseudo-backend of a parity result (`parity::scenario`).
 pub const PARITY: &str = "parity";
 
+/// The observation a seeded scenario (family 20, the explorer) records its
+/// seed under, and the variable that makes a run use that seed: a trial
+/// that recorded one is reproduced with it, since a seed drawn per process
+/// would not give the same sequences again.
+pub const SEED_OBSERVATION: &str = "seed";
+/// See [`SEED_OBSERVATION`].
+pub const SEED_ENV: &str = "GRANTGATE_EXPLORE_SEED";
+
 /// How one scenario on one backend ended.
 ///
 /// *Failed* means the system under test (Core or adapter) broke the contract:

@@ -341,8 +341,14 @@ pub async fn transition(
         GrantState::Revoked => "revoked_at = $5",
         GrantState::AwaitingAgent => "updated_at = $5",
     };
+    let step = match fault!(WithdrawKeepsRevision)
+        && (from, to) == (GrantState::AwaitingHuman, GrantState::Revoked)
+    {
+        true => 0,
+        false => 1,
+    };
     let sql = format!(
-        "UPDATE agent_work_grants SET state = $1, state_revision = state_revision + 1, \
+        "UPDATE agent_work_grants SET state = $1, state_revision = state_revision + {step}, \
          updated_at = $5, {stamp} WHERE id = $2 AND state = $3 AND state_revision = $4"
     );
     let mut query = sqlx::query(&sql)

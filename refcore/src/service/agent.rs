@@ -377,10 +377,30 @@ pub async fn submission(
     if !validate::is_request_key(request_key) {
         return Err(AppError::NotFound);
     }
-    let stored = db::submissions::find(&mut conn, grant.id, request_key)
+    let mut stored = db::submissions::find(&mut conn, grant.id, request_key)
         .await?
         .ok_or(AppError::NotFound)?;
+    if fault!(ReadbackStatusRemembered) {
+        stored.current = first_readbacks::remember(grant.id, request_key, stored.current);
+    }
     Ok(pair(&grant, &stored))
+}
+
+/// Where each key's Issue was at its first readback, in this process's
+/// memory: only the `readback-status-remembered` fault records or reads
+/// them (a receipt's status is computed at read time).
+mod first_readbacks {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    type Place = Option<(i64, i64)>;
+    static FIRST: Mutex<BTreeMap<(i64, String), Place>> = Mutex::new(BTreeMap::new());
+
+    /// The place of the first readback of this key, `now` if this is it.
+    pub fn remember(grant: i64, key: &str, now: Place) -> Place {
+        let mut first = FIRST.lock().unwrap_or_else(|e| e.into_inner());
+        *first.entry((grant, key.to_owned())).or_insert(now)
+    }
 }
 
 fn pair(grant: &Grant, submission: &Submission) -> GrantSubmissionJson {

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{Counts, RunReport, ScenarioResult};
-use crate::vocab::PARITY;
+use crate::vocab::{PARITY, SEED_ENV, SEED_OBSERVATION};
 
 /// The run's settings as given, and the gated Core's identity.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -105,7 +105,13 @@ impl RunReport {
     /// the same settings (both backends for a parity result).
     pub fn reproduce(&self, result: &ScenarioResult) -> String {
         let inv = &self.invocation;
-        let mut cmd = vec!["cargo run -p grantgate -- run".to_owned()];
+        let seed = (result.observations.iter())
+            .find(|o| o.key == SEED_OBSERVATION)
+            .map(|o| format!("{SEED_ENV}={} ", shell_word(o.value.trim_matches('"'))));
+        let mut cmd = vec![format!(
+            "{}cargo run -p grantgate -- run",
+            seed.unwrap_or_default()
+        )];
         if !inv.runtime.is_empty() && inv.runtime != "process" {
             cmd.push(format!("--runtime {}", inv.runtime));
         }
@@ -187,6 +193,25 @@ mod tests {
             format!(
                 "cargo run -p grantgate -- run --core-bin '/opt/my core/core' \
                  --core-env CORE_FAULT=replay-answers-201 --backend {} --exact {}",
+                t.backend, t.name
+            )
+        );
+    }
+
+    #[test]
+    fn a_seeded_trial_is_reproduced_with_its_seed() {
+        let mut r = sample();
+        let t = &mut r.results[0];
+        t.observations.push(crate::vocab::Observation {
+            step: "seed 42: 8 sequences".into(),
+            key: SEED_OBSERVATION.into(),
+            value: "\"42\"".into(),
+        });
+        let t = &r.results[0];
+        assert_eq!(
+            r.reproduce(t),
+            format!(
+                "{SEED_ENV}=42 cargo run -p grantgate -- run --backend {} --exact {}",
                 t.backend, t.name
             )
         );
