@@ -55,7 +55,7 @@ fn valid(c: &Credentials) -> Vec<(String, Option<String>)> {
 /// a scheme alone or unknown, scheme and token run together, the bare
 /// token, Basic that is no base64 or has no colon or an empty password, a
 /// made-up token, the token with one character changed in each form, a
-/// wrong password, an unknown login.
+/// wrong password, an unknown login, NUL in the login or the password.
 fn invalid(c: &Credentials) -> Vec<(String, Option<String>)> {
     let (login, token) = (&c.login, &c.token);
     let near = changed(token);
@@ -89,6 +89,9 @@ fn invalid(c: &Credentials) -> Vec<(String, Option<String>)> {
                 "Basic unknown login with a password",
                 basic(&format!("no-such-login-gg:{}", made_up())),
             ),
+            // NUL reaches no database (PostgreSQL refuses it in text).
+            ("Basic login with NUL", basic(&format!("{login}\0:{token}"))),
+            ("Basic password with NUL", basic(&format!("{login}:{token}\0"))),
         ]
         .into_iter()
         .map(|(case, value)| (case.to_owned(), Some(value))),
