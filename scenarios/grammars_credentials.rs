@@ -91,7 +91,10 @@ fn invalid(c: &Credentials) -> Vec<(String, Option<String>)> {
             ),
             // NUL reaches no database (PostgreSQL refuses it in text).
             ("Basic login with NUL", basic(&format!("{login}\0:{token}"))),
-            ("Basic password with NUL", basic(&format!("{login}:{token}\0"))),
+            (
+                "Basic password with NUL",
+                basic(&format!("{login}:{token}\0")),
+            ),
         ]
         .into_iter()
         .map(|(case, value)| (case.to_owned(), Some(value))),

@@ -106,6 +106,9 @@ mod catalogue {
         /// A query or form whose `%` ends a value too early makes the
         /// handler panic: the connection closes with no answer.
         ShortEscapeDropsConnection,
+        /// A Basic login with NUL is looked up in the database, where
+        /// PostgreSQL refuses it: 500 instead of 401.
+        BasicNulReachesDatabase,
         /// A clamped grant list computes `Link` from the requested limit.
         ClampWithoutContinuation,
         /// The grant list's `X-Total-Count` counts this page only.
@@ -307,7 +310,7 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 98] = [
+    pub const ALL: [(Fault, &str); 99] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -350,6 +353,7 @@ mod catalogue {
             "list-shows-invisible-grants",
         ),
         (Fault::NulAcceptedOnSqlite, "nul-accepted-on-sqlite"),
+        (Fault::BasicNulReachesDatabase, "basic-nul-reaches-database"),
         (Fault::ApproveKeepsState, "approve-keeps-state"),
         (Fault::PagesAcceptApiTokens, "pages-accept-api-tokens"),
         (Fault::StateFilterIgnored, "state-filter-ignored"),
@@ -507,7 +511,12 @@ mod catalogue {
     /// NUL fault models a check that only ran where PostgreSQL would have
     /// failed anyway: on PostgreSQL it stays inactive.
     pub(super) fn only_on(fault: Fault) -> Option<Backend> {
-        (fault == Fault::NulAcceptedOnSqlite).then_some(Backend::Sqlite)
+        match fault {
+            Fault::NulAcceptedOnSqlite => Some(Backend::Sqlite),
+            // SQLite stores NUL in text: only PostgreSQL errs on it.
+            Fault::BasicNulReachesDatabase => Some(Backend::Postgres),
+            _ => None,
+        }
     }
 
     pub(super) fn activate(name: &str, backend: Backend) -> Result<(), FaultError> {
