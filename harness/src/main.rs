@@ -277,6 +277,12 @@ struct RunArgs {
     /// beside it).
     #[arg(long, value_enum, default_value = "process", env = "GRANTGATE_RUNTIME")]
     runtime: RuntimeKind,
+    /// What the humans use: `http` (HTTP-level: forms posted as a browser
+    /// posts them) or `chromium` (headless Chromium through chromedriver;
+    /// `apt-get install chromium chromium-driver`), which also runs the
+    /// scenarios only a real browser can (HttpOnly, SameSite, clicks).
+    #[arg(long, value_enum, default_value = "http", env = "GRANTGATE_BROWSER")]
+    browser: grantgate_engine::browser::BrowserKind,
     /// The Core image `--runtime docker` runs (must be in the local engine).
     #[arg(long, default_value = DEFAULT_CORE_IMAGE, env = "GRANTGATE_CORE_IMAGE")]
     core_image: String,
@@ -447,6 +453,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .core_env(args.core_env)
         .adapter_env(args.adapter_env)
         .runtime(args.runtime)
+        .browser(args.browser)
         .core_image(args.core_image)
         .postgres_image(args.postgres_image);
     let config = args.bounds.apply(config).build();

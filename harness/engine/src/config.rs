@@ -46,6 +46,8 @@ pub struct RunConfig {
     pub adapter_env: Vec<(String, String)>,
     /// How Cores are launched: local processes or containers.
     pub runtime: RuntimeKind,
+    /// What humans use: HTTP-level browsers or headless Chromium.
+    pub browser: crate::browser::BrowserKind,
     /// The Core image of the Docker runtime.
     pub core_image: String,
     /// The PostgreSQL image of the Docker runtime.
@@ -89,6 +91,7 @@ impl RunConfig {
                 core_env: Vec::new(),
                 adapter_env: Vec::new(),
                 runtime: RuntimeKind::Process,
+                browser: Default::default(),
                 core_image: DEFAULT_CORE_IMAGE.to_owned(),
                 postgres_image: DEFAULT_POSTGRES_IMAGE.to_owned(),
                 trial_timeout: DEFAULT_TRIAL_TIMEOUT,
@@ -204,6 +207,12 @@ impl RunConfigBuilder {
     /// `--adapter-env KEY=VALUE`, repeated.
     pub fn adapter_env(mut self, env: Vec<(String, String)>) -> Self {
         self.config.adapter_env = env;
+        self
+    }
+
+    /// `--browser`.
+    pub fn browser(mut self, browser: crate::browser::BrowserKind) -> Self {
+        self.config.browser = browser;
         self
     }
 

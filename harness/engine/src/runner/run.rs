@@ -46,6 +46,8 @@ pub struct Engine {
     /// When the run started: trials record their start against it (the
     /// report's timeline). Set by the first of `run` or a trial.
     pub(super) run_start: std::sync::OnceLock<Instant>,
+    /// The run's chromedriver (`--browser chromium`).
+    pub(super) browser: Option<Arc<crate::browser::Driver>>,
 }
 
 impl Engine {
@@ -55,6 +57,10 @@ impl Engine {
     pub async fn prepare(config: RunConfig) -> Result<Engine> {
         crate::sweep::before_run(config.keep);
         let binaries = locate(config.core_bin.as_deref(), config.adapter_bin.as_deref())?;
+        let browser = match config.browser {
+            crate::browser::BrowserKind::Http => None,
+            crate::browser::BrowserKind::Chromium => Some(crate::browser::Driver::start().await?),
+        };
         let run_id = new_run_id();
         let secrets = SecretRegistry::new();
         let mut providers = HashMap::new();
@@ -127,6 +133,7 @@ impl Engine {
             run_id,
             kept_any_postgres: Default::default(),
             run_start: Default::default(),
+            browser,
         })
     }
 
@@ -367,6 +374,10 @@ impl Engine {
             git_revision: git_revision(),
             core_binary: self.runtime.describe(),
             adapter_binary: self.binaries.adapter.display().to_string(),
+            browser: match &self.browser {
+                Some(driver) => driver.version.clone(),
+                None => "http".into(),
+            },
             backends,
         }
     }
@@ -381,6 +392,9 @@ impl Engine {
         // Then the snapshots, which hold databases on the cluster, go.
         for provider in self.providers.values() {
             provider.settle().await;
+        }
+        if let Some(driver) = &self.browser {
+            driver.stop().await;
         }
         drop(self.snapshots);
         drop(self.runtime);
