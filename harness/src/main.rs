@@ -225,6 +225,10 @@ struct Selection {
     /// Leave out trials whose name contains this text (repeatable).
     #[arg(long)]
     skip: Vec<String>,
+    /// Keep only the scenarios of this catalogue family, by its line of
+    /// spec §7 (repeatable), e.g. `--family 1 --family 13`.
+    #[arg(long = "family", value_name = "LINE")]
+    families: Vec<u8>,
 }
 
 #[derive(clap::Args)]
@@ -383,6 +387,7 @@ fn list(args: ListArgs) -> ExitCode {
     selected.retain(|t| {
         let name = t.name();
         (sel.exact.is_empty() || sel.exact.contains(&name))
+            && (sel.families.is_empty() || sel.families.contains(&t.scenario.family.line()))
             && !sel.skip.iter().any(|s| name.contains(s.as_str()))
     });
     // A parity trial follows when its scenario runs on every selected
@@ -443,6 +448,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .backends(args.selection.backends)
         .filter(args.selection.filter)
         .exact_and_skip(args.selection.exact, args.selection.skip)
+        .families(args.selection.families)
         .shard(args.shard)
         .jobs(args.jobs.unwrap_or_else(default_jobs))
         .core_bin(args.core_bin)

@@ -55,7 +55,13 @@ pub struct Driver {
     /// `Chromium 156.0.8078.114`, as `chromium --version` says.
     pub version: String,
     profiles: AtomicU64,
+    /// Browsers started ahead of need: a Chromium takes a second or more to
+    /// start, so the next human's is started while this one works.
+    spare: tokio::sync::Mutex<Vec<fantoccini::Client>>,
 }
+
+/// Browsers [`Driver`] keeps started ahead of need.
+const SPARE: usize = 2;
 
 /// `name` on `PATH`, or the path an environment variable names.
 fn find(var: &str, names: &[&str]) -> Option<PathBuf> {
@@ -142,7 +148,25 @@ impl Driver {
             launcher,
             version,
             profiles: AtomicU64::new(0),
+            spare: tokio::sync::Mutex::new(Vec::new()),
         }))
+    }
+
+    /// A fresh browser, started ahead when one was; starts the next ahead.
+    async fn take(self: &Arc<Self>) -> Step<fantoccini::Client> {
+        let ready = self.spare.lock().await.pop();
+        let driver = self.clone();
+        tokio::spawn(async move {
+            if driver.spare.lock().await.len() < SPARE
+                && let Ok(client) = driver.session().await
+            {
+                driver.spare.lock().await.push(client);
+            }
+        });
+        match ready {
+            Some(client) => Ok(client),
+            None => self.session().await,
+        }
     }
 
     /// A fresh browser: its own Chromium process and profile.
@@ -188,6 +212,9 @@ impl Driver {
 
     /// Stops chromedriver and every Chromium it started.
     pub async fn stop(&self) {
+        for client in self.spare.lock().await.drain(..) {
+            let _ = client.close().await;
+        }
         if let Some(mut child) = self.child.lock().await.take() {
             child.stop(Duration::from_secs(2)).await;
         }
@@ -279,7 +306,7 @@ impl Tab {
     }
 
     async fn client(&self) -> Step<&fantoccini::Client> {
-        self.client.get_or_try_init(|| self.driver.session()).await
+        self.client.get_or_try_init(|| self.driver.take()).await
     }
 
     /// Closes the browser (its Chromium ends).
@@ -498,18 +525,18 @@ impl Tab {
     async fn shown(&self, started: std::time::Instant) -> Step<Shown> {
         let client = self.client().await?;
         let doc = self.doc.fetch_add(1, Ordering::SeqCst) + 1;
-        let url = client
-            .current_url()
-            .await
-            .map_err(browser_error("reading the URL"))?;
         let page = client
             .execute(
                 "return [document.documentElement ? document.documentElement.outerHTML : '', \
-                 document.body ? document.body.innerText : '', document.title];",
+                 document.body ? document.body.innerText : '', document.title, location.href];",
                 vec![],
             )
             .await
             .map_err(browser_error("reading the page"))?;
+        let url: url::Url = page[3]
+            .as_str()
+            .and_then(|u| u.parse().ok())
+            .ok_or_else(|| Abort::errored("browser: the page has no URL"))?;
         let part = |i: usize| page[i].as_str().unwrap_or("").to_owned();
         let (status, redirects) = navigation(&self.drain_log().await?);
         Ok(Shown {

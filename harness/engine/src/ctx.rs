@@ -863,11 +863,12 @@ impl Ctx {
     }
 
     /// Stops every adapter and returns what the report needs.
-    /// Adds the page each human's real browser shows to the trail, marked
-    /// failed: where a failed trial left them.
-    pub(crate) async fn picture_browsers(&self) {
+    /// Adds the page each human's real browser shows to the trail, with a
+    /// screenshot, marked failed when the trial failed: where the trial left
+    /// them.
+    pub(crate) async fn picture_browsers(&self, failed: bool) {
         for human in self.humans.values() {
-            human.picture(true).await;
+            human.picture(failed).await;
         }
     }
 

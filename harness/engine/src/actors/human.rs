@@ -91,7 +91,7 @@ impl Human {
             elapsed_ms: shown.elapsed_ms,
             ..Default::default()
         });
-        self.picture(false).await;
+        self.trail(&shown);
         let (page, csrf) = Page::from_browser(shown).await?;
         for csrf in csrf {
             self.journal.secrets().register(&csrf);
@@ -106,9 +106,21 @@ impl Human {
         Ok(page)
     }
 
+    /// Adds a page the real browser showed to the trial's page trail (no
+    /// screenshot: taking one per page would double a browser trial's time).
+    fn trail(&self, shown: &Shown) {
+        self.journal.picture(crate::vocab::Picture {
+            actor: self.login.clone(),
+            url: shown.url.to_string(),
+            title: shown.title.clone(),
+            ..Default::default()
+        });
+    }
+
     /// Adds the page the real browser shows now to the trial's page trail,
-    /// with a screenshot; `failed` when a browser step or the trial failed
-    /// there. A browser that cannot say what it shows adds nothing.
+    /// with a screenshot: at the end of a trial, and `failed` where a
+    /// browser step or the trial failed. A browser that cannot say what it
+    /// shows adds nothing.
     pub(crate) async fn picture(&self, failed: bool) {
         let Some(tab) = &self.tab else { return };
         let Ok(place) = tab

@@ -58,8 +58,9 @@ impl Engine {
         crate::sweep::before_run(config.keep);
         let binaries = locate(config.core_bin.as_deref(), config.adapter_bin.as_deref())?;
         let browser = match config.browser {
-            crate::browser::BrowserKind::Http => None,
             crate::browser::BrowserKind::Chromium => Some(crate::browser::Driver::start().await?),
+            _ if config.real_browser_scenarios => Some(crate::browser::Driver::start().await?),
+            crate::browser::BrowserKind::Http => None,
         };
         let run_id = new_run_id();
         let secrets = SecretRegistry::new();
@@ -171,6 +172,7 @@ impl Engine {
         selected.retain(|t| {
             let name = t.name();
             (c.exact.is_empty() || c.exact.contains(&name))
+                && (c.families.is_empty() || c.families.contains(&t.scenario.family.line()))
                 && !c.skip.iter().any(|s| name.contains(s.as_str()))
         });
         // The whole catalogue on every backend, parity included: what a
@@ -195,6 +197,9 @@ impl Engine {
         }
         for e in &c.exact {
             selection.push(format!("exact={e}"));
+        }
+        for f in &c.families {
+            selection.push(format!("family={f}"));
         }
         for s in &c.skip {
             selection.push(format!("skip={s}"));
@@ -374,9 +379,12 @@ impl Engine {
             git_revision: git_revision(),
             core_binary: self.runtime.describe(),
             adapter_binary: self.binaries.adapter.display().to_string(),
-            browser: match &self.browser {
-                Some(driver) => driver.version.clone(),
-                None => "http".into(),
+            browser: match (&self.browser, self.config.browser) {
+                (Some(driver), crate::browser::BrowserKind::Chromium) => driver.version.clone(),
+                (Some(driver), _) => {
+                    format!("http ({} for the real-browser scenarios)", driver.version)
+                }
+                (None, _) => "http".into(),
             },
             backends,
         }

@@ -135,7 +135,10 @@ impl Engine {
         let admin = stack.admin.clone();
         let adapter_bin = self.binaries.adapter.clone();
         let adapter_env = self.config.adapter_env.clone();
-        let browser = self.browser.clone();
+        let browser = self.browser.clone().filter(|_| {
+            self.config.browser == crate::browser::BrowserKind::Chromium
+                || trial.scenario.extensions.contains(&identity::REAL_BROWSER)
+        });
         let backend = trial.backend;
         let needs = identity::needs(&trial.scenario);
         let task_journal = journal.clone();
@@ -190,9 +193,7 @@ impl Engine {
                 .with_core_log(core_log)
                 .with_slot(lent);
             let outcome = scenario(&mut ctx).await.map(|()| None);
-            if outcome.is_err() {
-                ctx.picture_browsers().await;
-            }
+            ctx.picture_browsers(outcome.is_err()).await;
             let (_, logs) = ctx.finish().await;
             (outcome, core_version, logs)
         });
