@@ -118,10 +118,12 @@ impl Driver {
             std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))
         })
         .map_err(|e| HarnessError::process("browser", format!("browser launcher: {e}")))?;
-        let env: Vec<(String, String)> = ["PATH", "HOME", "LANG", "TMPDIR"]
+        // Chromium's own temporary directories go inside the swept one.
+        let mut env: Vec<(String, String)> = ["PATH", "HOME", "LANG"]
             .iter()
             .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
             .collect();
+        env.push(("TMPDIR".into(), dir.path().display().to_string()));
         let mut child = ManagedChild::spawn(
             "chromedriver",
             &chromedriver,
