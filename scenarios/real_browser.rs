@@ -55,6 +55,7 @@ async fn real_browser_session_cookie_hidden_from_scripts(ctx: &mut Ctx) -> Outco
         !session.is_empty(),
         &format!("{} session cookie(s)", session.len()),
     )?;
+    ctx.observe("session cookies", &session.len());
 
     ctx.step("the Core's pages' scripts do not see a session cookie");
     for path in [list.clone(), core_api::new_grant_page(LAB), "/".to_owned()] {
@@ -102,6 +103,10 @@ async fn real_browser_cross_site_post_changes_nothing(ctx: &mut Ctx) -> Outcome 
             .await?;
         forms.push(form);
     }
+    ctx.observe(
+        "after the cross-site posts",
+        &crate::flows::native_status(ctx, LAB_BOT, &grant).await?,
+    );
 
     ctx.step("the same approve form, sent from the Core's own page, works");
     // Whatever the Core answered the cookie-less post (a fresh anonymous
@@ -143,6 +148,10 @@ async fn real_browser_reads_text_and_clicks(ctx: &mut Ctx) -> Outcome {
     expect_accepted(ctx, "withdrawing", &withdrawn)?;
     expect_grant(ctx, "after withdrawing", &grant, state::REVOKED, 4).await?;
     expect_shows(ctx, &alice.grant_page(&grant).await?, state::REVOKED)?;
+    ctx.observe(
+        "after withdrawing",
+        &crate::flows::native_status(ctx, LAB_BOT, &grant).await?,
+    );
     Ok(())
 }
 
