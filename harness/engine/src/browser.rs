@@ -612,7 +612,9 @@ if (clicked.name) {
   }
 }
 for (const c of Array.from(form.elements)) {
-  if (!c.name || submit(c) || c.localName === 'fieldset' || c.localName === 'output' || c.localName === 'object') continue;
+  // Disabled controls send nothing and stay as they are.
+  if (!c.name || submit(c) || c.matches(':disabled') || ['fieldset', 'output', 'object'].includes(c.localName)) continue;
+  if (c.type === 'button' || c.type === 'reset') continue;
   const i = rest.findIndex(([n]) => n === c.name);
   if (i < 0) { c.disabled = true; continue; }
   const value = rest[i][1];
