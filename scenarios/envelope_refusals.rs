@@ -148,6 +148,8 @@ async fn envelope_never_synthesised(ctx: &mut Ctx) -> Outcome {
     let native = ctx.native(LAB_BOT)?;
     let inner = envelope(&["src/", "docs/"], 1, 3);
     let task = format!("Work only under this envelope:\n{}\n", typed(&inner));
+    // What the Core receives: a real browser sends line breaks as CRLF.
+    let task = alice.as_submitted(&task);
     let summary = json!({"repository_grant": inner}).to_string();
 
     ctx.step("alice prepares a grant whose task and summary hold an envelope");

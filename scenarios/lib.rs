@@ -49,6 +49,7 @@ pub mod grammars_token;
 pub mod lifecycle;
 pub mod pagination;
 pub mod privilege;
+pub mod real_browser;
 pub mod refusals;
 pub mod replay;
 pub mod separation;
@@ -66,6 +67,7 @@ pub fn catalogue() -> Vec<Scenario> {
         browser::scenarios(),
         refusals::scenarios(),
         authority_browser_csrf::scenarios(),
+        real_browser::scenarios(),
         pagination::scenarios(),
         lifecycle::scenarios(),
         bodies::scenarios(),

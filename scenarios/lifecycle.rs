@@ -43,7 +43,9 @@ async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
     ctx.expect_status("home page status", home.status, 200)?;
 
     ctx.step("alice prepares a grant for lab-bot through the form");
-    let (grant, page) = alice.prepare_grant(LAB, LAB_BOT, TASK, SUMMARY).await?;
+    // What the Core receives: a real browser sends line breaks as CRLF.
+    let (task, summary) = (alice.as_submitted(TASK), alice.as_submitted(SUMMARY));
+    let (grant, page) = alice.prepare_grant(LAB, LAB_BOT, &task, &summary).await?;
     ctx.expect_eq(
         "preparing answers 303 to the grant page",
         redirect_of(&page),
@@ -61,8 +63,8 @@ async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
         g.status(),
         (state::AWAITING_AGENT.into(), 1),
     )?;
-    ctx.expect_eq("task kept whole", g.task.as_str(), TASK)?;
-    ctx.expect_eq("summary kept whole", g.summary.as_str(), SUMMARY)?;
+    ctx.expect_eq("task kept whole", &g.task, &task)?;
+    ctx.expect_eq("summary kept whole", &g.summary, &summary)?;
     ctx.expect_eq("agent", g.agent.login.as_str(), LAB_BOT)?;
     ctx.expect_eq("prepared by", g.prepared_by.login.as_str(), "alice")?;
     ctx.expect_eq("not approved yet", &g.approved_by, &None)?;

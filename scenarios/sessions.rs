@@ -75,7 +75,7 @@ fn get(human: &Human, path: &str) -> Step<Form> {
 
 /// Whether `page` is the page at `path` itself, opened without a redirect
 /// and not asking to sign in.
-fn opened(page: &Page, path: &str) -> bool {
+pub(crate) fn opened(page: &Page, path: &str) -> bool {
     page.status == 200
         && page.redirects.is_empty()
         && page.url.path() == path

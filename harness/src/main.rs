@@ -229,6 +229,10 @@ struct Selection {
     /// Leave out trials whose name contains this text (repeatable).
     #[arg(long)]
     skip: Vec<String>,
+    /// Keep only the scenarios of this catalogue family, by its line of
+    /// spec §7 (repeatable), e.g. `--family 1 --family 13`.
+    #[arg(long = "family", value_name = "LINE")]
+    families: Vec<u8>,
 }
 
 #[derive(clap::Args)]
@@ -281,6 +285,12 @@ struct RunArgs {
     /// beside it).
     #[arg(long, value_enum, default_value = "process", env = "GRANTGATE_RUNTIME")]
     runtime: RuntimeKind,
+    /// What the humans use: `http` (HTTP-level: forms posted as a browser
+    /// posts them) or `chromium` (headless Chromium through chromedriver;
+    /// `apt-get install chromium chromium-driver`), which also runs the
+    /// scenarios only a real browser can (HttpOnly, SameSite, clicks).
+    #[arg(long, value_enum, default_value = "http", env = "GRANTGATE_BROWSER")]
+    browser: grantgate_engine::browser::BrowserKind,
     /// The Core image `--runtime docker` runs (must be in the local engine).
     #[arg(long, default_value = DEFAULT_CORE_IMAGE, env = "GRANTGATE_CORE_IMAGE")]
     core_image: String,
@@ -400,6 +410,7 @@ fn list(args: ListArgs) -> ExitCode {
     selected.retain(|t| {
         let name = t.name();
         (sel.exact.is_empty() || sel.exact.contains(&name))
+            && (sel.families.is_empty() || sel.families.contains(&t.scenario.family.line()))
             && !sel.skip.iter().any(|s| name.contains(s.as_str()))
     });
     // A parity trial follows when its scenario runs on every selected
@@ -480,6 +491,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .backends(args.selection.backends)
         .filter(args.selection.filter)
         .exact_and_skip(args.selection.exact, args.selection.skip)
+        .families(args.selection.families)
         .shard(args.shard)
         .jobs(args.jobs.unwrap_or_else(default_jobs))
         .core_bin(args.core_bin)
@@ -490,6 +502,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .core_env(args.core_env)
         .adapter_env(args.adapter_env)
         .runtime(args.runtime)
+        .browser(args.browser)
         .core_image(args.core_image)
         .postgres_image(args.postgres_image);
     let config = args.bounds.apply(config).build();

@@ -68,6 +68,9 @@ fn main() {
     let config = RunConfig::builder()
         .backends(backends)
         .jobs(chosen.len())
+        // The real-browser scenarios run in headless Chromium (the others
+        // at the HTTP level): never not applicable here.
+        .real_browser_scenarios(true)
         .build();
     let engine = match rt.block_on(Engine::prepare(config)) {
         Ok(e) => Arc::new(e),

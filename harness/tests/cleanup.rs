@@ -450,3 +450,55 @@ mod docker {
         assert_eq!(networks.trim(), "", "networks left by run {run_id}");
     }
 }
+
+/// With `--browser chromium`, no chromedriver or Chromium outlives a run:
+/// not one that ends, not one killed with SIGKILL mid-trial (chromedriver
+/// is tied to the harness, each Chromium to chromedriver), and the next run
+/// sweeps the profiles.
+#[test]
+fn no_browser_outlives_a_run_or_a_sigkill() {
+    let tmp = private_tmp();
+    let tmp = tmp.path();
+    let needle = tmp.to_string_lossy().into_owned();
+    let browsers = || -> Vec<String> {
+        processes_mentioning(&needle)
+            .into_iter()
+            .filter(|p| p.contains("chrom"))
+            .collect()
+    };
+    let run = || {
+        let mut cmd = grantgate(tmp, "real_browser_reads_text", Via::Cluster);
+        cmd.args(["--backend", "sqlite", "--browser", "chromium"]);
+        cmd
+    };
+    let out = run().output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_nothing_left(tmp);
+
+    let mut killed = run()
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while browsers().iter().all(|p| !p.contains("user-data-dir")) {
+        assert!(Instant::now() < deadline, "no Chromium started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(killed.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    killed.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut left = browsers();
+    while !left.is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        left = browsers();
+    }
+    assert!(left.is_empty(), "browsers outlived the harness: {left:#?}");
+    let out = run().output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_nothing_left(tmp);
+}

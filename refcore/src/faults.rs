@@ -60,7 +60,8 @@ pub const LIST_FLAG: &str = "--list-faults";
 /// What `refcore --list-faults` prints, so the harness's self-test finds the
 /// faults in the binary itself instead of a list of its own: one line per
 /// fault, `name<TAB>active-on`, where active-on is `any` or the one backend
-/// the fault is active on (`sqlite`). `None` in a default build, which has
+/// the fault is active on (`sqlite`), then `<TAB>browser` when only a real
+/// browser shows it. `None` in a default build, which has
 /// no faults.
 pub fn listing() -> Option<String> {
     #[cfg(feature = "faults")]
@@ -70,7 +71,12 @@ pub fn listing() -> Option<String> {
                 .iter()
                 .map(|(f, n)| {
                     let on = catalogue::only_on(*f).map_or("any", Backend::name);
-                    format!("{n}\t{on}\n")
+                    let browser = if catalogue::needs_browser(*f) {
+                        "\tbrowser"
+                    } else {
+                        ""
+                    };
+                    format!("{n}\t{on}{browser}\n")
                 })
                 .collect(),
         )
@@ -178,6 +184,15 @@ mod catalogue {
         LogoutKeepsSession,
         /// The session cookie lacks `HttpOnly`.
         SessionCookieNotHttpOnly,
+        /// The session cookie lacks `SameSite` (a browser then sends it
+        /// with a fresh cookie's cross-site POST).
+        SessionCookieNoSameSite,
+        /// The grant page's approve and withdraw buttons sit after their
+        /// forms, with no `form` attribute: no click submits them.
+        DecisionButtonOutsideForm,
+        /// The grant page shows its state only in a `title` attribute (a
+        /// tooltip), not as text.
+        StateWordInTitleOnly,
         /// Submit skips the 255-character title limit.
         TitleLimitOff,
         /// Submit skips the 262,144-byte body limit.
@@ -310,7 +325,7 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 99] = [
+    pub const ALL: [(Fault, &str); 102] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -388,6 +403,12 @@ mod catalogue {
             Fault::SessionCookieNotHttpOnly,
             "session-cookie-not-httponly",
         ),
+        (Fault::SessionCookieNoSameSite, "session-cookie-no-samesite"),
+        (
+            Fault::DecisionButtonOutsideForm,
+            "decision-button-outside-form",
+        ),
+        (Fault::StateWordInTitleOnly, "state-word-in-title-only"),
         (Fault::TitleLimitOff, "title-limit-off"),
         (Fault::BodyLimitOff, "body-limit-off"),
         (
@@ -510,6 +531,12 @@ mod catalogue {
     /// The one backend a fault is active on, if it is backend-specific. The
     /// NUL fault models a check that only ran where PostgreSQL would have
     /// failed anyway: on PostgreSQL it stays inactive.
+    /// Whether only a real browser shows the fault: its self-test pass runs
+    /// with `--browser chromium`.
+    pub(super) fn needs_browser(fault: Fault) -> bool {
+        fault == Fault::DecisionButtonOutsideForm
+    }
+
     pub(super) fn only_on(fault: Fault) -> Option<Backend> {
         match fault {
             Fault::NulAcceptedOnSqlite => Some(Backend::Sqlite),

@@ -1,36 +1,45 @@
-//! Headless Chromium for the tests that check what a real browser makes of
-//! a page (the HTML report, page text).
+//! Finding Chromium: for `--browser chromium` ([`crate::browser`]) and for
+//! the tests that check what a real browser makes of a page (the HTML
+//! report, page text).
 //!
 //! Chromium is a test dependency from Debian's packages (`.ci/run` installs
 //! it). Without it these tests fail, naming the install command: a browser
 //! check that silently skips is no check.
 
-use std::path::{Path, PathBuf};
+#[cfg(test)]
+use std::path::Path;
+use std::path::PathBuf;
+#[cfg(test)]
 use std::process::Command;
 
+#[cfg(test)]
 /// Chromium's binary: `$GRANTGATE_CHROMIUM`, else `chromium` or
 /// `chromium-browser` on `PATH`.
 pub fn chromium() -> PathBuf {
+    find_chromium().unwrap_or_else(|| {
+        panic!(
+            "Chromium is needed to check pages in a real browser and is not installed: \
+             run `apt-get install -y chromium` (Debian), or set GRANTGATE_CHROMIUM to its binary"
+        )
+    })
+}
+
+/// Chromium's binary (`$GRANTGATE_CHROMIUM`, else `chromium` or
+/// `chromium-browser` on `PATH`), or `None`.
+pub fn find_chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("GRANTGATE_CHROMIUM") {
-        return PathBuf::from(p);
+        return Some(PathBuf::from(p));
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser"] {
-            if dir.join(name).is_file() {
-                return dir.join(name);
-            }
-        }
-    }
-    panic!(
-        "Chromium is needed to check pages in a real browser and is not installed: \
-         run `apt-get install -y chromium` (Debian), or set GRANTGATE_CHROMIUM to its binary"
-    );
+    std::env::split_paths(&path)
+        .flat_map(|dir| ["chromium", "chromium-browser"].map(|n| dir.join(n)))
+        .find(|p| p.is_file())
 }
 
 /// The DOM Chromium builds from the file `page` (its scripts run), as
 /// `--dump-dom` serialises it; `profile` is a fresh directory for its
 /// profile.
+#[cfg(test)]
 pub fn dump_dom(page: &Path, profile: &Path) -> String {
     let browser = chromium();
     let out = Command::new(&browser)

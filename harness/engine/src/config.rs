@@ -21,6 +21,9 @@ pub struct RunConfig {
     pub filter: Option<String>,
     /// Keep only trials whose name is one of these (`--exact`, repeatable).
     pub exact: Vec<String>,
+    /// Keep only the scenarios of these catalogue families, by their line of
+    /// spec §7 (`--family`, repeatable; empty: every family).
+    pub families: Vec<u8>,
     /// Leave out trials whose name contains any of these (`--skip`).
     pub skip: Vec<String>,
     /// Keep only the scenarios of this shard (`--shard K/N`).
@@ -46,6 +49,11 @@ pub struct RunConfig {
     pub adapter_env: Vec<(String, String)>,
     /// How Cores are launched: local processes or containers.
     pub runtime: RuntimeKind,
+    /// What humans use: HTTP-level browsers or headless Chromium.
+    pub browser: crate::browser::BrowserKind,
+    /// Whether the real-browser scenarios get headless Chromium even when
+    /// the other humans are HTTP-level (the catalogue under `cargo test`).
+    pub real_browser_scenarios: bool,
     /// The Core image of the Docker runtime.
     pub core_image: String,
     /// The PostgreSQL image of the Docker runtime.
@@ -89,6 +97,9 @@ impl RunConfig {
                 core_env: Vec::new(),
                 adapter_env: Vec::new(),
                 runtime: RuntimeKind::Process,
+                browser: Default::default(),
+                families: Vec::new(),
+                real_browser_scenarios: false,
                 core_image: DEFAULT_CORE_IMAGE.to_owned(),
                 postgres_image: DEFAULT_POSTGRES_IMAGE.to_owned(),
                 trial_timeout: DEFAULT_TRIAL_TIMEOUT,
@@ -204,6 +215,24 @@ impl RunConfigBuilder {
     /// `--adapter-env KEY=VALUE`, repeated.
     pub fn adapter_env(mut self, env: Vec<(String, String)>) -> Self {
         self.config.adapter_env = env;
+        self
+    }
+
+    /// `--browser`.
+    pub fn browser(mut self, browser: crate::browser::BrowserKind) -> Self {
+        self.config.browser = browser;
+        self
+    }
+
+    /// `--family`: the catalogue families to keep (spec §7 lines).
+    pub fn families(mut self, families: Vec<u8>) -> Self {
+        self.config.families = families;
+        self
+    }
+
+    /// Headless Chromium for the real-browser scenarios of an HTTP-level run.
+    pub fn real_browser_scenarios(mut self, on: bool) -> Self {
+        self.config.real_browser_scenarios = on;
         self
     }
 

@@ -232,6 +232,8 @@ pub struct Ctx {
     dir: PathBuf,
     core_log: Option<crate::child::SharedLog>,
     slot: Option<crate::runner::slots::Slot>,
+    browser: Option<Arc<crate::browser::Driver>>,
+    tabs: std::sync::Mutex<Vec<Arc<crate::browser::Tab>>>,
 }
 
 impl Ctx {
@@ -259,6 +261,31 @@ impl Ctx {
             dir,
             core_log: None,
             slot: None,
+            browser: None,
+            tabs: Default::default(),
+        }
+    }
+
+    /// Humans sit at real browsers of `driver`'s (`--browser chromium`).
+    pub(crate) fn with_browser(mut self, driver: Option<Arc<crate::browser::Driver>>) -> Self {
+        self.browser = driver;
+        self
+    }
+
+    /// Whether humans sit at a real browser (`--browser chromium`).
+    pub fn real_browser(&self) -> bool {
+        self.browser.is_some()
+    }
+
+    /// `human` at a real browser of its own when the run has one.
+    fn seat(&self, human: Human) -> Human {
+        match &self.browser {
+            Some(driver) => {
+                let tab = Arc::new(crate::browser::Tab::new(driver.clone()));
+                (self.tabs.lock().unwrap_or_else(|e| e.into_inner())).push(tab.clone());
+                human.in_browser(tab)
+            }
+            None => human,
         }
     }
 
@@ -342,6 +369,7 @@ impl Ctx {
             .get(login)
             .ok_or_else(|| Abort::errored(format!("no human `{login}` in the fixture")))?;
         let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
+        let human = self.seat(human);
         self.humans.insert(login.to_owned(), human.clone());
         Ok(human)
     }
@@ -353,7 +381,8 @@ impl Ctx {
             .passwords
             .get(login)
             .ok_or_else(|| Abort::errored(format!("no human `{login}` in the fixture")))?;
-        Human::new(login, password, &self.base_url, self.journal.clone())
+        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
+        Ok(self.seat(human))
     }
 
     /// The site admin (`CORE_ADMIN_USER`) with a fresh browser of its own,
@@ -362,7 +391,8 @@ impl Ctx {
     /// password is a registered secret and goes only to the Core's login form.
     pub fn site_admin(&self) -> Step<Human> {
         let (login, password) = self.setup.admin_credential();
-        Human::new(login, password, &self.base_url, self.journal.clone())
+        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
+        Ok(self.seat(human))
     }
 
     /// A browser in a bot's hands, holding the bot's own login and fixture
@@ -374,7 +404,8 @@ impl Ctx {
             .bot_passwords
             .get(login)
             .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
-        Human::new(login, password, &self.base_url, self.journal.clone())
+        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
+        Ok(self.seat(human))
     }
 
     /// Every `Authorization` value with which the bot's credentials reach the
@@ -832,7 +863,20 @@ impl Ctx {
     }
 
     /// Stops every adapter and returns what the report needs.
+    /// Adds the page each human's real browser shows to the trail, with a
+    /// screenshot, marked failed when the trial failed: where the trial left
+    /// them.
+    pub(crate) async fn picture_browsers(&self, failed: bool) {
+        for human in self.humans.values() {
+            human.picture(failed).await;
+        }
+    }
+
     pub(crate) async fn finish(self) -> (Vec<StepRecord>, Vec<NamedLog>) {
+        let tabs = std::mem::take(&mut *self.tabs.lock().unwrap_or_else(|e| e.into_inner()));
+        for tab in tabs {
+            tab.close().await;
+        }
         let mut logs = Vec::new();
         for bot in &self.bots {
             bot.stop().await;

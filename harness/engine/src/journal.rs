@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::secrets::SecretRegistry;
-use crate::vocab::{AssertionRecord, Exchange, Observation, StepRecord};
+use crate::vocab::{AssertionRecord, Exchange, Observation, Picture, StepRecord};
 
 /// Bodies in transcripts are cut after this many bytes: enough to read an
 /// answer, small enough that a report of forty scenarios stays readable.
@@ -50,8 +50,16 @@ pub struct Journal {
     waited_ms: Arc<AtomicU64>,
     body_bytes: Arc<AtomicU64>,
     exchanges: Arc<AtomicU64>,
+    pictures: Arc<Mutex<Vec<Picture>>>,
     secrets: SecretRegistry,
 }
+
+/// Pages a browser trail keeps; later ones are not recorded.
+pub const TRAIL_PAGES: usize = 40;
+
+/// Screenshots a trail keeps of pages that did not fail: the last ones (a
+/// failed step's and a failed trial's are always kept).
+pub const TRAIL_SCREENSHOTS: usize = 4;
 
 impl Journal {
     /// A journal that redacts through `secrets`. It starts with a `setup`
@@ -63,10 +71,47 @@ impl Journal {
             waited_ms: Arc::default(),
             body_bytes: Arc::default(),
             exchanges: Arc::default(),
+            pictures: Arc::default(),
             secrets,
         };
         journal.step("the Core names its contract and backend");
         journal
+    }
+
+    /// Records a page of a real browser's trail, in the current step, its
+    /// URL and title redacted. Only the last [`TRAIL_SCREENSHOTS`]
+    /// screenshots of pages that did not fail are kept.
+    pub fn picture(&self, mut picture: Picture) {
+        picture.step = self.current_step();
+        picture.url = self.secrets.redact(&picture.url);
+        picture.title = self.secrets.redact(&picture.title);
+        let mut pictures = self.pictures.lock().unwrap_or_else(|e| e.into_inner());
+        if pictures.len() >= TRAIL_PAGES && !picture.failed {
+            return;
+        }
+        pictures.push(picture);
+        let kept: Vec<usize> = (pictures.iter().enumerate())
+            .filter(|(_, p)| !p.failed && p.png.is_some())
+            .map(|(i, _)| i)
+            .collect();
+        for i in kept.iter().rev().skip(TRAIL_SCREENSHOTS) {
+            pictures[*i].png = None;
+        }
+    }
+
+    /// The browser trail so far, URLs and titles redacted again with every
+    /// secret known now.
+    pub fn pictures(&self) -> Vec<Picture> {
+        let mut pictures = self
+            .pictures
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        for p in &mut pictures {
+            p.url = self.secrets.redact(&p.url);
+            p.title = self.secrets.redact(&p.title);
+        }
+        pictures
     }
 
     /// The registry this journal redacts through.

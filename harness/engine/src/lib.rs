@@ -33,8 +33,8 @@
 pub mod actors;
 pub mod attest;
 pub mod binaries;
+pub mod browser;
 pub mod child;
-#[cfg(test)]
 mod chromium;
 pub mod clauses;
 pub mod config;

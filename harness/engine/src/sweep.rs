@@ -152,7 +152,7 @@ pub fn sweep(root: &Path) -> Swept {
     if abandoned.is_empty() {
         return swept;
     }
-    let users = processes_using(&abandoned);
+    let users = processes_naming(&abandoned);
     for pid in &users {
         let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
     }
@@ -190,7 +190,7 @@ fn is_abandoned(dir: &Path) -> bool {
 /// `dirs`, or whose command line or environment names one: a Core (its
 /// directory, its SQLite URL), an adapter, a PostgreSQL server (`-D`, its
 /// data directory as working directory).
-fn processes_using(dirs: &[PathBuf]) -> Vec<i32> {
+pub(crate) fn processes_naming(dirs: &[PathBuf]) -> Vec<i32> {
     let me = std::process::id() as i32;
     let needles: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
     let mut found = Vec::new();

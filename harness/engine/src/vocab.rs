@@ -121,6 +121,30 @@ pub type Outcome = Result<(), Abort>;
 /// What a scenario step returns.
 pub type Step<T> = Result<T, Abort>;
 
+/// One page of a real browser's trail (`--browser chromium`): where it was
+/// and what it showed. The screenshot is written next to the report, as
+/// `file`, never inlined.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Picture {
+    /// The human whose browser it was.
+    pub actor: String,
+    /// The step it was taken in.
+    pub step: String,
+    /// The page's URL (redacted).
+    pub url: String,
+    /// The page's title (redacted).
+    pub title: String,
+    /// Whether it shows a browser step that failed, or the page a failed
+    /// trial ended on.
+    pub failed: bool,
+    /// The screenshot's path in the report directory, once written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The PNG, until the report writes it.
+    #[serde(skip)]
+    pub png: Option<Vec<u8>>,
+}
+
 /// One observable result a scenario recorded with `ctx.observe`, compared
 /// across backends by the parity check.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -171,6 +171,14 @@ fn envelope_section(grant: &Grant) -> String {
 }
 
 fn decision_form(action: &str, class: &str, label: &str, csrf: &str, grant: &Grant) -> String {
+    if fault!(DecisionButtonOutsideForm) {
+        return format!(
+            "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}</form><button type=\"submit\">{label}</button>\n",
+            escape(action),
+            hidden("_csrf", csrf),
+            hidden("state_revision", &grant.state_revision.to_string())
+        );
+    }
     format!(
         "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}<button type=\"submit\">{label}</button></form>\n",
         escape(action),
@@ -234,7 +242,11 @@ pub async fn grants_show_page(
          <h2>Receipts</h2>\n{}",
         grant.id,
         escape(&repo.full_name()),
-        grant.state.as_str(),
+        if fault!(StateWordInTitleOnly) {
+            format!("<span title=\"{}\">&#9679;</span>", grant.state.as_str())
+        } else {
+            grant.state.as_str().to_owned()
+        },
         grant.state_revision,
         escape(&grant.agent.login),
         escape(&grant.prepared_by.login),

@@ -194,5 +194,10 @@ pub fn set_cookie(state: &AppState, value: &str, max_age: Option<i64>) -> String
     } else {
         "; HttpOnly"
     };
-    format!("{COOKIE_NAME}={value}; Path=/{http_only}; SameSite=Lax{secure}{age}")
+    let same_site = if fault!(SessionCookieNoSameSite) {
+        ""
+    } else {
+        "; SameSite=Lax"
+    };
+    format!("{COOKIE_NAME}={value}; Path=/{http_only}{same_site}{secure}{age}")
 }

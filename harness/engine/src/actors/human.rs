@@ -1,6 +1,14 @@
 //! A human at a browser: a cookie jar of their own, pages parsed as HTML,
 //! forms submitted as a browser submits them, redirects followed like a
 //! browser and recorded.
+//!
+//! With `--browser chromium` the same human sits at headless Chromium
+//! ([`crate::browser`]): pages are opened and forms submitted by clicking
+//! their buttons in the browser, which keeps the cookies. The few moves a
+//! browser has no way to make (a request with extra headers, an answer read
+//! before its redirect is followed) are made at the HTTP level with the
+//! browser's own cookies, copied to the jar and back, as a person with the
+//! browser's developer tools would.
 
 use std::sync::Arc;
 
@@ -9,6 +17,7 @@ use reqwest_cookie_store::CookieStoreMutex;
 use super::consent::ConsentRedirect;
 use super::http::{Answer, exchange};
 use super::page::{Form, Page};
+use crate::browser::{Shown, Tab};
 use crate::core_api::{self, Decision, fields};
 use crate::journal::Journal;
 use crate::views::GrantRef;
@@ -27,6 +36,7 @@ pub struct Human {
     client: reqwest::Client,
     cookies: Arc<CookieStoreMutex>,
     journal: Journal,
+    tab: Option<Arc<Tab>>,
 }
 
 impl Human {
@@ -47,7 +57,266 @@ impl Human {
             client,
             cookies,
             journal,
+            tab: None,
         })
+    }
+
+    /// The same human at a real browser of its own.
+    pub(crate) fn in_browser(mut self, tab: Arc<Tab>) -> Self {
+        self.tab = Some(tab);
+        self
+    }
+
+    /// This human's real browser, if any (`--browser chromium`).
+    pub fn tab(&self) -> Option<&Arc<Tab>> {
+        self.tab.as_ref()
+    }
+
+    /// A page the real browser shows, recorded and its secrets registered.
+    async fn shown(&self, how: &str, shown: Step<Shown>) -> Step<Page> {
+        let shown = match shown {
+            Ok(shown) => shown,
+            Err(abort) => {
+                self.picture(true).await;
+                return Err(abort);
+            }
+        };
+        self.journal.exchange(crate::vocab::Exchange {
+            actor: self.login.clone(),
+            kind: "browser".into(),
+            method: how.to_owned(),
+            target: shown.url.to_string(),
+            status: shown.status,
+            response_body: format!("{}\n{}", shown.title, shown.text),
+            elapsed_ms: shown.elapsed_ms,
+            ..Default::default()
+        });
+        self.trail(&shown);
+        let (page, csrf) = Page::from_browser(shown).await?;
+        for csrf in csrf {
+            self.journal.secrets().register(&csrf);
+        }
+        if let Some(tab) = &self.tab {
+            for cookie in tab.cookies().await? {
+                if let Some(value) = cookie["value"].as_str() {
+                    self.journal.secrets().register(value);
+                }
+            }
+        }
+        Ok(page)
+    }
+
+    /// Adds a page the real browser showed to the trial's page trail (no
+    /// screenshot: taking one per page would double a browser trial's time).
+    fn trail(&self, shown: &Shown) {
+        self.journal.picture(crate::vocab::Picture {
+            actor: self.login.clone(),
+            url: shown.url.to_string(),
+            title: shown.title.clone(),
+            ..Default::default()
+        });
+    }
+
+    /// Adds the page the real browser shows now to the trial's page trail,
+    /// with a screenshot: at the end of a trial, and `failed` where a
+    /// browser step or the trial failed. A browser that cannot say what it
+    /// shows adds nothing.
+    pub(crate) async fn picture(&self, failed: bool) {
+        let Some(tab) = &self.tab else { return };
+        let Ok(place) = tab
+            .script("return [location.href, document.title];", vec![])
+            .await
+        else {
+            return;
+        };
+        self.journal.picture(crate::vocab::Picture {
+            actor: self.login.clone(),
+            url: place[0].as_str().unwrap_or("").to_owned(),
+            title: place[1].as_str().unwrap_or("").to_owned(),
+            failed,
+            png: tab.screenshot().await.ok(),
+            ..Default::default()
+        });
+    }
+
+    /// Opens `url` in the real browser.
+    async fn browse(&self, tab: &Tab, url: &url::Url) -> Step<Page> {
+        self.shown("GET", tab.goto(url).await).await
+    }
+
+    /// Submits `form` in the real browser ([`Tab::submit`]); a GET form is
+    /// a navigation to its URL.
+    async fn browser_submit(&self, tab: &Tab, form: &Form) -> Step<Page> {
+        if form.method == "GET" && form.dom.is_none() {
+            let mut url = form.action.clone();
+            if !form.fields.is_empty() {
+                url.query_pairs_mut().extend_pairs(form.fields.iter());
+            }
+            return self.browse(tab, &url).await;
+        }
+        let shown = tab
+            .submit(
+                form.dom,
+                form.button(),
+                &form.method,
+                &form.action,
+                &form.fields,
+            )
+            .await;
+        self.shown("click", shown).await
+    }
+
+    /// Text as this human's browser submits it in a form: a real browser
+    /// sends every line break of a field as CRLF (the HTML standard's form
+    /// encoding), so the Core receives — and must keep whole — that text.
+    /// HTTP-level browsers send the text as it is.
+    pub fn as_submitted(&self, text: &str) -> String {
+        if self.tab.is_none() {
+            return text.to_owned();
+        }
+        text.replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .replace('\n', "\r\n")
+    }
+
+    /// The real browser, or the error a browser-only move makes without one.
+    fn real(&self) -> Step<&Arc<Tab>> {
+        self.tab
+            .as_ref()
+            .ok_or_else(|| Abort::errored("this move needs a real browser (`--browser chromium`)"))
+    }
+
+    /// The names of every cookie the real browser holds for any site.
+    pub async fn cookie_names(&self) -> Step<Vec<String>> {
+        let cookies = self.real()?.cookies().await?;
+        Ok(cookies
+            .iter()
+            .filter_map(|c| c["name"].as_str().map(str::to_owned))
+            .collect())
+    }
+
+    /// The names of the cookies the current page's scripts read in
+    /// `document.cookie` (values are not returned: they are credentials).
+    pub async fn script_cookie_names(&self) -> Step<Vec<String>> {
+        let seen = self
+            .real()?
+            .script(
+                "return document.cookie.split(';').map(c => c.split('=')[0].trim()).filter(n => n);",
+                vec![],
+            )
+            .await?;
+        Ok(seen
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect())
+    }
+
+    /// Drops the cookie `name` from the real browser; returns every cookie
+    /// it held before, for [`restore_cookies`](Self::restore_cookies).
+    pub async fn drop_cookie(&self, name: &str) -> Step<BrowserCookies> {
+        let tab = self.real()?;
+        let all = tab.cookies().await?;
+        let kept = all.iter().filter(|c| c["name"] != name).cloned();
+        tab.set_cookies(kept.map(settable).collect()).await?;
+        Ok(BrowserCookies(all))
+    }
+
+    /// Every cookie the real browser holds now, for
+    /// [`restore_cookies`](Self::restore_cookies).
+    pub async fn save_cookies(&self) -> Step<BrowserCookies> {
+        Ok(BrowserCookies(self.real()?.cookies().await?))
+    }
+
+    /// Puts back the cookies [`drop_cookie`](Self::drop_cookie) saw.
+    pub async fn restore_cookies(&self, cookies: BrowserCookies) -> Step<()> {
+        self.real()?
+            .set_cookies(cookies.0.into_iter().map(settable).collect())
+            .await
+    }
+
+    /// A hostile page on another site (served by the harness) that posts
+    /// `form` — its method, action and exact fields — as soon as it loads,
+    /// opened in the real browser. Returns the Core's page the browser ends
+    /// on. The browser decides which cookies go with the post.
+    pub async fn cross_site_post(&self, form: &Form) -> Step<Page> {
+        let tab = self.real()?;
+        let inputs: String = form
+            .fields
+            .iter()
+            .map(|(n, v)| {
+                format!(
+                    "<input type=hidden name=\"{}\" value=\"{}\">",
+                    crate::browser::attr_escape(n),
+                    crate::browser::attr_escape(v)
+                )
+            })
+            .collect();
+        let html = format!(
+            "<!DOCTYPE html><title>another site</title><form method=\"{}\" action=\"{}\">{inputs}</form>\
+             <script>document.forms[0].submit()</script>",
+            crate::browser::attr_escape(&form.method),
+            crate::browser::attr_escape(form.action.as_str()),
+        );
+        let site = crate::browser::CrossSite::serve(&self.base, html).await?;
+        let shown = tab.follow_to(&site.url, &form.action.origin()).await;
+        self.shown("cross-site POST", shown).await
+    }
+
+    /// Copies the browser's cookies into the jar (before an HTTP-level move).
+    async fn jar_from_browser(&self) -> Step<()> {
+        let Some(tab) = &self.tab else { return Ok(()) };
+        let cookies = tab.cookies().await?;
+        let mut store = self.cookies.lock().unwrap_or_else(|e| e.into_inner());
+        store.clear();
+        for c in cookies {
+            let (Some(name), Some(value), Some(domain)) = (
+                c["name"].as_str(),
+                c["value"].as_str(),
+                c["domain"].as_str(),
+            ) else {
+                continue;
+            };
+            let path = c["path"].as_str().unwrap_or("/").to_owned();
+            let mut raw = cookie_store::RawCookie::build((name.to_owned(), value.to_owned()))
+                .path(path.clone())
+                .http_only(c["httpOnly"].as_bool().unwrap_or(false))
+                .build();
+            let host = domain.trim_start_matches('.');
+            if domain.starts_with('.') {
+                raw.set_domain(host.to_owned());
+            }
+            if let Ok(url) = url::Url::parse(&format!("{}://{host}{path}", self.base.scheme())) {
+                let _ = store.insert_raw(&raw, &url);
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the jar's cookies into the browser (after an HTTP-level move).
+    async fn browser_from_jar(&self) -> Step<()> {
+        let Some(tab) = &self.tab else { return Ok(()) };
+        let cookies: Vec<serde_json::Value> = {
+            let store = self.cookies.lock().unwrap_or_else(|e| e.into_inner());
+            store
+                .iter_unexpired()
+                .map(|c| {
+                    let mut v = serde_json::json!({
+                        "name": c.name(),
+                        "value": c.value(),
+                        "url": self.base.as_str(),
+                        "path": c.path().unwrap_or("/"),
+                        "httpOnly": c.http_only().unwrap_or(false),
+                    });
+                    if let Some(same_site) = c.same_site() {
+                        v["sameSite"] = same_site.to_string().into();
+                    }
+                    v
+                })
+                .collect()
+        };
+        tab.set_cookies(cookies).await
     }
 
     /// Opens a page by path (`/alice/lab/...`), following redirects.
@@ -56,6 +325,9 @@ impl Human {
             .base
             .join(path)
             .map_err(|e| Abort::errored(format!("path {path}: {e}")))?;
+        if let Some(tab) = &self.tab {
+            return self.browse(tab, &url).await;
+        }
         self.navigate("GET", url, Vec::new(), &[]).await
     }
 
@@ -70,6 +342,9 @@ impl Human {
 
     /// Submits a form exactly as filled, following redirects.
     pub async fn submit(&self, form: &Form) -> Step<Page> {
+        if let Some(tab) = &self.tab {
+            return self.browser_submit(tab, form).await;
+        }
         self.navigate(&form.method, form.action.clone(), form.fields.clone(), &[])
             .await
     }
@@ -106,8 +381,10 @@ impl Human {
             .form(&form.fields)
             .build()
             .map_err(|e| Abort::errored(format!("login request: {e}")))?;
+        self.jar_from_browser().await?;
         let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
         self.register_cookies();
+        self.browser_from_jar().await?;
         Ok(answer)
     }
 
@@ -324,6 +601,9 @@ impl Human {
     /// Opens an absolute URL (on any origin, as a browser does: a consent
     /// URL, an adapter's callback), following redirects.
     pub async fn open_url(&self, url: &url::Url) -> Step<Page> {
+        if let Some(tab) = &self.tab {
+            return self.browse(tab, url).await;
+        }
         self.navigate("GET", url.clone(), Vec::new(), &[]).await
     }
 
@@ -409,8 +689,10 @@ impl Human {
         let request = request
             .build()
             .map_err(|e| Abort::errored(format!("form request: {e}")))?;
+        self.jar_from_browser().await?;
         let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
         self.register_cookies();
+        self.browser_from_jar().await?;
         Ok(answer)
     }
 
@@ -463,8 +745,10 @@ impl Human {
             let request = req
                 .build()
                 .map_err(|e| Abort::errored(format!("request to {url}: {e}")))?;
+            self.jar_from_browser().await?;
             let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
             self.register_cookies();
+            self.browser_from_jar().await?;
             let location = answer.header("location");
             match (answer.status, location) {
                 (301 | 302 | 303 | 307 | 308, Some(location)) => {
@@ -506,6 +790,36 @@ impl Human {
             self.journal.secrets().register(cookie.value());
         }
     }
+}
+
+/// Every cookie a real browser held, as [`Human::drop_cookie`] saw them.
+/// No `Debug`: values are credentials.
+pub struct BrowserCookies(Vec<serde_json::Value>);
+
+/// A cookie as DevTools reads it, in the form `Network.setCookies` takes.
+fn settable(mut c: serde_json::Value) -> serde_json::Value {
+    if let Some(o) = c.as_object_mut() {
+        o.retain(|k, _| {
+            matches!(
+                k.as_str(),
+                "name"
+                    | "value"
+                    | "domain"
+                    | "path"
+                    | "secure"
+                    | "httpOnly"
+                    | "sameSite"
+                    | "expires"
+            )
+        });
+        if o.get("expires")
+            .and_then(|e| e.as_f64())
+            .is_some_and(|e| e < 0.0)
+        {
+            o.remove("expires");
+        }
+    }
+    c
 }
 
 /// Splits `owner/repo`.

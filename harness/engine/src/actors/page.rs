@@ -23,6 +23,11 @@ pub struct Page {
     /// `Location` resolved against the request URL, so a relative and an
     /// absolute redirect to the same place read the same.
     pub redirects: Vec<(u16, url::Url)>,
+    /// In a real browser: the page's `innerText` as the browser rendered it.
+    pub(crate) inner_text: Option<String>,
+    /// In a real browser: which document of the browser this is, so that
+    /// its forms are submitted by clicking their buttons.
+    pub(crate) doc: Option<u64>,
 }
 
 impl Page {
@@ -40,6 +45,35 @@ impl Page {
     ) -> Step<(Page, Vec<String>)> {
         answer.text()?;
         let (status, html) = (answer.status, answer.body);
+        Self::checked(Page {
+            status,
+            url,
+            html,
+            redirects,
+            inner_text: None,
+            doc: None,
+        })
+        .await
+    }
+
+    /// The page a real browser shows, checked and parsed as
+    /// [`read`](Self::read) does, with the values of its `_csrf` inputs.
+    pub(crate) async fn from_browser(shown: crate::browser::Shown) -> Step<(Page, Vec<String>)> {
+        Self::checked(Page {
+            status: shown.status,
+            url: shown.url,
+            html: shown.html,
+            redirects: shown.redirects,
+            inner_text: Some(shown.text),
+            doc: Some(shown.doc),
+        })
+        .await
+    }
+
+    /// [`read`](Self::read)'s checks and parse.
+    async fn checked(page: Page) -> Step<(Page, Vec<String>)> {
+        let (status, url) = (page.status, page.url.clone());
+        let html = &page.html;
         if html.len() > limits::HTML_LIMIT {
             return Err(Abort::failed(format!(
                 "{url} answered {status} with a page of {} bytes, over the harness's limit of {}",
@@ -47,7 +81,7 @@ impl Page {
                 limits::HTML_LIMIT
             )));
         }
-        let depth = limits::html_depth(&html);
+        let depth = limits::html_depth(html);
         if depth > limits::HTML_DEPTH {
             return Err(Abort::failed(format!(
                 "{url} answered {status} with a page whose elements nest {depth} deep, over the harness's limit of {}",
@@ -55,12 +89,6 @@ impl Page {
             )));
         }
         let parse = tokio::task::spawn_blocking(move || {
-            let page = Page {
-                status,
-                url,
-                html,
-                redirects,
-            };
             let csrf = page.csrf_secrets();
             (page, csrf)
         });
@@ -80,7 +108,14 @@ impl Page {
     /// descendants without a `form` attribute, and any element whose `form`
     /// names its `id`), the action and method that button gives it.
     pub fn submissions(&self) -> Vec<Form> {
-        forms::submissions(&Html::parse_document(&self.html), &self.url)
+        let mut forms = forms::submissions(&Html::parse_document(&self.html), &self.url);
+        for form in &mut forms {
+            form.dom = match (self.doc, form.dom) {
+                (Some(doc), Some((_, index))) => Some((doc, index)),
+                _ => None,
+            };
+        }
+        forms
     }
 
     /// The form (and the submit button) that sends `name=value` to `path`:
@@ -140,6 +175,9 @@ impl Page {
     /// (its `innerText`, as `page/text.rs` reads it), with runs of whitespace
     /// as one space.
     pub fn text(&self) -> String {
+        if let Some(text) = &self.inner_text {
+            return normalise(text);
+        }
         normalise(&text::inner_text(&Html::parse_document(&self.html)))
     }
 
@@ -217,6 +255,9 @@ pub struct Form {
     submitters: Vec<forms::Submitter>,
     /// The one clicked, if any (index into `submitters`).
     clicked: Option<usize>,
+    /// In a real browser: the document it was read from and its place among
+    /// that document's forms.
+    pub(crate) dom: Option<(u64, usize)>,
 }
 
 impl Form {
@@ -228,7 +269,14 @@ impl Form {
             fields,
             submitters: Vec::new(),
             clicked: None,
+            dom: None,
         }
+    }
+
+    /// The submit button a browser clicks to send it (index among the
+    /// form's clickable buttons), if it has one.
+    pub(crate) fn button(&self) -> Option<usize> {
+        self.clicked
     }
 
     /// Whether the form, submitted as it is, posts to the path `path`.
@@ -331,6 +379,8 @@ line two</textarea>
                 .unwrap(),
             html: html.into(),
             redirects: vec![],
+            inner_text: None,
+            doc: None,
         }
     }
 

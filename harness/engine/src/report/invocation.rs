@@ -115,6 +115,10 @@ impl RunReport {
         if !inv.runtime.is_empty() && inv.runtime != "process" {
             cmd.push(format!("--runtime {}", inv.runtime));
         }
+        // A trial that ran in Chromium is reproduced in Chromium.
+        if self.environment.browser.starts_with("Chromium") {
+            cmd.push("--browser chromium".into());
+        }
         if !inv.core_arg.is_empty() {
             let flag = if inv.runtime == "docker" {
                 "--core-image"

@@ -31,6 +31,7 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
         }
         suite.add_property(("gate", report.gate().banner().as_str()));
         suite.add_property(("core", report.invocation.core_digest.as_str()));
+        suite.add_property(("browser", report.environment.browser.as_str()));
         let time: u64 = report
             .results
             .iter()

@@ -7,7 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::vocab::{AssertionRecord, Exchange, NamedLog, Observation, StepRecord, Verdict};
+pub use crate::vocab::{
+    AssertionRecord, Exchange, NamedLog, Observation, Picture, StepRecord, Verdict,
+};
 
 /// One whole run: where it ran, and every scenario result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -73,6 +75,10 @@ pub struct Environment {
     pub core_binary: String,
     /// The adapter binary the bots ran.
     pub adapter_binary: String,
+    /// What the humans used: `http` (HTTP-level), or the real browser and
+    /// its version (`--browser chromium`: `Chromium 156.0.…`).
+    #[serde(default)]
+    pub browser: String,
     /// Core version and database version per backend, as the stacks reported.
     pub backends: Vec<BackendEnvironment>,
 }
@@ -127,6 +133,10 @@ pub struct ScenarioResult {
     /// What the scenario observed for the backend-parity comparison, in order.
     #[serde(default)]
     pub observations: Vec<Observation>,
+    /// The real browser's page trail (`--browser chromium`), screenshots
+    /// as files beside the report.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pictures: Vec<Picture>,
     /// For a parity result: the observations side by side, per backend.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comparison: Option<Comparison>,
@@ -224,6 +234,7 @@ pub(crate) mod tests {
             core_log: "stdout: core listening on http://127.0.0.1:1".into(),
             adapter_logs: vec![],
             observations: vec![],
+            pictures: vec![],
             comparison: None,
             phases: None,
         };
@@ -237,6 +248,7 @@ pub(crate) mod tests {
                 git_revision: "abc".into(),
                 core_binary: "/x/refcore".into(),
                 adapter_binary: "/x/awg-mcp".into(),
+                browser: "http".into(),
                 backends: vec![],
             },
             stopped: None,

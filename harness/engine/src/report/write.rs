@@ -15,10 +15,11 @@ use crate::vocab::{Exchange, Verdict};
 pub fn write_all(report: &RunReport, root: &Path, secrets: &SecretRegistry) -> Result<PathBuf> {
     let mut bounded = bounded_logs(report);
     fit_exchanges(&mut bounded, crate::limits::REPORT_EXCHANGE_BUDGET);
+    let pictures = picture_files(&mut bounded);
     let report = &bounded;
     let dir = root.join(&report.run_id);
     std::fs::create_dir_all(&dir).map_err(|e| HarnessError::io(&dir, e))?;
-    let files: Vec<(String, Vec<u8>)> = vec![
+    let mut files: Vec<(String, Vec<u8>)> = vec![
         (
             "junit.xml".into(),
             junit::render(report, secrets).into_bytes(),
@@ -32,11 +33,37 @@ pub fn write_all(report: &RunReport, root: &Path, secrets: &SecretRegistry) -> R
             html::render(report, secrets).into_bytes(),
         ),
     ];
+    files.extend(pictures);
     write_files(&dir, &files)?;
     let manifest = manifest::render(&report.run_id, &files);
     write_files(&dir, &[("manifest.json".into(), manifest.into_bytes())])?;
     secrets.scan_dir(&dir)?;
     Ok(dir)
+}
+
+/// The screenshots of the browser trails, as files `pictures/<trial>/NN.png`
+/// that each picture then names (the report links them, never inlines them).
+fn picture_files(report: &mut RunReport) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for r in &mut report.results {
+        let dir: String = (r.name.chars())
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        for (i, p) in r.pictures.iter_mut().enumerate() {
+            if let Some(png) = p.png.take() {
+                let name = format!("pictures/{dir}/{i:02}.png");
+                p.file = Some(name.clone());
+                files.push((name, png));
+            }
+        }
+    }
+    files
 }
 
 /// The report with each process log cut to [`crate::limits::REPORT_LOG_LIMIT`]
@@ -164,6 +191,9 @@ fn keep_ends(steps: &mut [crate::vocab::StepRecord], sizes: &[usize], head: usiz
 pub fn write_files(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<()> {
     for (name, bytes) in files {
         let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| HarnessError::io(parent, e))?;
+        }
         std::fs::write(&path, bytes).map_err(|e| HarnessError::io(&path, e))?;
     }
     Ok(())

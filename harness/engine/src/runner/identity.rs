@@ -70,6 +70,16 @@ pub fn needs(scenario: &Scenario) -> Vec<String> {
         .collect()
 }
 
+/// The need of a scenario only a real browser can run (`extensions =
+/// ["real-browser"]`): not a Core's extension but the run's
+/// `--browser chromium`.
+pub const REAL_BROWSER: &str = "real-browser";
+
+/// The not-applicable reason of a real-browser scenario in an HTTP-level run.
+pub fn needs_real_browser() -> String {
+    "needs a real browser (HttpOnly, SameSite, clicks): run with `--browser chromium`".into()
+}
+
 /// The first of `needs` the Core does not declare, as the not-applicable
 /// reason.
 pub fn missing_extension(version: &Value, needs: &[String]) -> Option<String> {
@@ -80,6 +90,7 @@ pub fn missing_extension(version: &Value, needs: &[String]) -> Option<String> {
         .unwrap_or_default();
     needs
         .iter()
+        .filter(|n| n.as_str() != REAL_BROWSER)
         .find(|n| !declared.contains(&n.as_str()))
         .map(|n| {
             format!(

@@ -57,6 +57,7 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         core_log: String::new(),
         adapter_logs: Vec::new(),
         observations: Vec::new(),
+        pictures: Vec::new(),
         comparison: None,
         phases: None,
     };

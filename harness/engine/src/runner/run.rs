@@ -46,6 +46,8 @@ pub struct Engine {
     /// When the run started: trials record their start against it (the
     /// report's timeline). Set by the first of `run` or a trial.
     pub(super) run_start: std::sync::OnceLock<Instant>,
+    /// The run's chromedriver (`--browser chromium`).
+    pub(super) browser: Option<Arc<crate::browser::Driver>>,
 }
 
 impl Engine {
@@ -55,6 +57,11 @@ impl Engine {
     pub async fn prepare(config: RunConfig) -> Result<Engine> {
         crate::sweep::before_run(config.keep);
         let binaries = locate(config.core_bin.as_deref(), config.adapter_bin.as_deref())?;
+        let browser = match config.browser {
+            crate::browser::BrowserKind::Chromium => Some(crate::browser::Driver::start().await?),
+            _ if config.real_browser_scenarios => Some(crate::browser::Driver::start().await?),
+            crate::browser::BrowserKind::Http => None,
+        };
         let run_id = new_run_id();
         let secrets = SecretRegistry::new();
         let mut providers = HashMap::new();
@@ -127,6 +134,7 @@ impl Engine {
             run_id,
             kept_any_postgres: Default::default(),
             run_start: Default::default(),
+            browser,
         })
     }
 
@@ -164,6 +172,7 @@ impl Engine {
         selected.retain(|t| {
             let name = t.name();
             (c.exact.is_empty() || c.exact.contains(&name))
+                && (c.families.is_empty() || c.families.contains(&t.scenario.family.line()))
                 && !c.skip.iter().any(|s| name.contains(s.as_str()))
         });
         // The whole catalogue on every backend, parity included: what a
@@ -188,6 +197,9 @@ impl Engine {
         }
         for e in &c.exact {
             selection.push(format!("exact={e}"));
+        }
+        for f in &c.families {
+            selection.push(format!("family={f}"));
         }
         for s in &c.skip {
             selection.push(format!("skip={s}"));
@@ -367,6 +379,13 @@ impl Engine {
             git_revision: git_revision(),
             core_binary: self.runtime.describe(),
             adapter_binary: self.binaries.adapter.display().to_string(),
+            browser: match (&self.browser, self.config.browser) {
+                (Some(driver), crate::browser::BrowserKind::Chromium) => driver.version.clone(),
+                (Some(driver), _) => {
+                    format!("http ({} for the real-browser scenarios)", driver.version)
+                }
+                (None, _) => "http".into(),
+            },
             backends,
         }
     }
@@ -381,6 +400,9 @@ impl Engine {
         // Then the snapshots, which hold databases on the cluster, go.
         for provider in self.providers.values() {
             provider.settle().await;
+        }
+        if let Some(driver) = &self.browser {
+            driver.stop().await;
         }
         drop(self.snapshots);
         drop(self.runtime);

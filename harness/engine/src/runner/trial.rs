@@ -71,6 +71,7 @@ impl Engine {
             core_log: String::new(),
             adapter_logs: Vec::new(),
             observations: Vec::new(),
+            pictures: Vec::new(),
             comparison: None,
             phases: None,
         };
@@ -134,6 +135,10 @@ impl Engine {
         let admin = stack.admin.clone();
         let adapter_bin = self.binaries.adapter.clone();
         let adapter_env = self.config.adapter_env.clone();
+        let browser = self.browser.clone().filter(|_| {
+            self.config.browser == crate::browser::BrowserKind::Chromium
+                || trial.scenario.extensions.contains(&identity::REAL_BROWSER)
+        });
         let backend = trial.backend;
         let needs = identity::needs(&trial.scenario);
         let task_journal = journal.clone();
@@ -154,6 +159,9 @@ impl Engine {
                 };
                 let version = setup.version().await?;
                 identity::expect_contract_and_backend(&journal, &version, backend)?;
+                if browser.is_none() && needs.iter().any(|n| n == identity::REAL_BROWSER) {
+                    return Ok(Err((identity::needs_real_browser(), version)));
+                }
                 if let Some(missing) = identity::missing_extension(&version, &needs) {
                     return Ok(Err((missing, version)));
                 }
@@ -181,9 +189,11 @@ impl Engine {
             let core_version = version["version"].as_str().map(str::to_owned);
             let mut ctx = Ctx::new(backend, base_url, journal, setup, applied, adapter_bin, dir)
                 .with_adapter_env(adapter_env)
+                .with_browser(browser)
                 .with_core_log(core_log)
                 .with_slot(lent);
             let outcome = scenario(&mut ctx).await.map(|()| None);
+            ctx.picture_browsers(outcome.is_err()).await;
             let (_, logs) = ctx.finish().await;
             (outcome, core_version, logs)
         });
@@ -321,6 +331,7 @@ impl Engine {
     ) -> ScenarioResult {
         result.steps = journal.steps();
         result.observations = journal.observations();
+        result.pictures = journal.pictures();
         result.core_log = journal.secrets().redact(&result.core_log);
         result.verdict = match result.verdict {
             Verdict::Passed => Verdict::Passed,

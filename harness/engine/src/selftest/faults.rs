@@ -65,6 +65,9 @@ pub struct FaultSpec {
     pub program: Program,
     /// The one backend it is active on, or `None` for every backend.
     pub active_on: Option<Backend>,
+    /// Whether only a real browser shows it (listed with a third field
+    /// `browser`): its pass runs with `--browser chromium`.
+    pub browser: bool,
     /// What it breaks, from `docs/faults.md` (or a note that the docs lack it).
     pub description: String,
     /// The spec §7 lines of the families `docs/faults.md` says catch it:
@@ -98,6 +101,11 @@ pub fn parse_listing(program: Program, text: &str) -> std::result::Result<Vec<Fa
         let (name, on) = line
             .split_once('\t')
             .ok_or_else(|| format!("`{line}` is not `name<TAB>active-on`"))?;
+        let (on, browser) = match on.split_once('\t') {
+            Some((on, "browser")) => (on, true),
+            Some((_, other)) => return Err(format!("fault `{name}`: unknown mark `{other}`")),
+            None => (on, false),
+        };
         let active_on = match on.trim() {
             "any" => None,
             other => Some(
@@ -111,6 +119,7 @@ pub fn parse_listing(program: Program, text: &str) -> std::result::Result<Vec<Fa
             name: name.trim().to_owned(),
             program,
             active_on,
+            browser,
             description: describe(name.trim()),
             catching: catching(name.trim()),
         });
@@ -183,6 +192,9 @@ mod tests {
         assert!(faults[0].description.contains("201"), "{faults:?}");
         assert!(parse_listing(Program::Core, "no-tab").is_err());
         assert!(parse_listing(Program::Core, "x\tmysql").is_err());
+        let marked = parse_listing(Program::Core, "x\tany\tbrowser\ny\tany\n").unwrap();
+        assert_eq!((marked[0].browser, marked[1].browser), (true, false));
+        assert!(parse_listing(Program::Core, "x\tany\tfirefox").is_err());
     }
 
     #[test]

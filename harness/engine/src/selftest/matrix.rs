@@ -309,6 +309,7 @@ pub(crate) mod tests {
             name: name.into(),
             program: Program::Core,
             active_on: None,
+            browser: false,
             description: format!("{name} breaks a rule"),
             catching: Vec::new(),
         }

@@ -225,6 +225,11 @@ fn fault_config(clean: &RunConfig, bins: &Binaries, fault: &FaultSpec) -> RunCon
         keep: false,
         core_env: [clean.core_env.clone(), core_env].concat(),
         adapter_env: [clean.adapter_env.clone(), adapter_env].concat(),
+        browser: if fault.browser {
+            crate::browser::BrowserKind::Chromium
+        } else {
+            clean.browser
+        },
         ..clean.clone()
     }
 }

@@ -85,6 +85,8 @@ fn page_text_reads_as_chromiums_inner_text() {
             url: "http://127.0.0.1:9/".parse().unwrap(),
             html: (*html).into(),
             redirects: vec![],
+            inner_text: None,
+            doc: None,
         };
         assert_eq!(page.text(), normalise(&inner), "page {n}: {html}");
     }

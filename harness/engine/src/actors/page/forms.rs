@@ -44,7 +44,11 @@ pub(super) fn submissions(doc: &Html, page: &url::Url) -> Vec<Form> {
         .and_then(|e| page.join(e.value().attr("href")?).ok())
         .unwrap_or_else(|| page.clone());
     let mut out = Vec::new();
-    for form in elements.iter().filter(|e| e.value().name() == "form") {
+    for (index, form) in elements
+        .iter()
+        .filter(|e| e.value().name() == "form")
+        .enumerate()
+    {
         let controls: Vec<ElementRef<'_>> = elements
             .iter()
             .filter(|e| owner(e, &ids).is_some_and(|o| o.id() == form.id()))
@@ -85,6 +89,7 @@ pub(super) fn submissions(doc: &Html, page: &url::Url) -> Vec<Form> {
                     fields: fields.clone(),
                     submitters: Vec::new(),
                     clicked: None,
+                    dom: Some((0, index)),
                 });
             }
             continue;
@@ -101,6 +106,7 @@ pub(super) fn submissions(doc: &Html, page: &url::Url) -> Vec<Form> {
                 fields,
                 submitters: clickable.clone(),
                 clicked: Some(i),
+                dom: Some((0, index)),
             });
         }
     }

@@ -247,6 +247,7 @@ fn environment(h: &mut String, report: &RunReport) {
         ("git revision", &env.git_revision),
         ("core binary", &env.core_binary),
         ("adapter binary", &env.adapter_binary),
+        ("browser", &env.browser),
     ] {
         let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
     }

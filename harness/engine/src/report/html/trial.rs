@@ -60,6 +60,7 @@ pub(super) fn result(h: &mut String, report: &RunReport, r: &ScenarioResult, sha
         }
     }
     steps(h, r, shared, budget);
+    pictures(h, r);
     match budget {
         Budget::Brief => log_sizes(h, r),
         Budget::Full => {
@@ -70,6 +71,33 @@ pub(super) fn result(h: &mut String, report: &RunReport, r: &ScenarioResult, sha
         }
     }
     h.push_str("</section>");
+}
+
+/// The real browser's page trail: each page's URL and title, linked to its
+/// screenshot when one was kept.
+fn pictures(h: &mut String, r: &ScenarioResult) {
+    if r.pictures.is_empty() {
+        return;
+    }
+    h.push_str("<details class=\"pictures\"><summary>browser pages</summary><ol>");
+    for p in &r.pictures {
+        let page = format!("{} — {} ({})", p.url, p.title, p.actor);
+        let mark = if p.failed { "failed: " } else { "" };
+        match &p.file {
+            Some(file) => {
+                let _ = write!(
+                    h,
+                    "<li>{mark}<a href=\"{}\">{}</a></li>",
+                    esc(file),
+                    esc(&page)
+                );
+            }
+            None => {
+                let _ = write!(h, "<li>{mark}{}</li>", esc(&page));
+            }
+        }
+    }
+    h.push_str("</ol></details>");
 }
 
 /// The step list of a trial: per step its checks and its exchanges.

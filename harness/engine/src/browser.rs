@@ -1,0 +1,718 @@
+//! Humans in headless Chromium (`grantgate run --browser chromium`): one
+//! `chromedriver` per run, one WebDriver session — its own Chromium process
+//! and profile — per human browser, driven with `fantoccini`.
+//!
+//! What the browser does itself: it renders the page (its text is the DOM's
+//! `innerText`), keeps cookies as Chromium does (`HttpOnly`, `SameSite`),
+//! follows redirects, and submits a form when its submit button is clicked.
+//! Status codes and redirects, which WebDriver does not expose, are read from
+//! Chromium's own network log (`goog:loggingPrefs`).
+//!
+//! No browser process outlives a run: chromedriver is a tied child in its
+//! own process group (killed with the harness, by teardown or an
+//! interrupt), Chromium is started through `setpriv --pdeathsig KILL` so it
+//! dies with chromedriver, and every profile lies in a `grantgate-stack-`
+//! directory, which the next run's sweep clears with any process still
+//! naming it ([`crate::sweep`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use fantoccini::wd::WebDriverCompatibleCommand;
+use serde_json::{Value, json};
+
+use crate::child::ManagedChild;
+use crate::error::HarnessError;
+use crate::vocab::{Abort, Step};
+
+/// How long a page may take to load (a navigation or a form's answer).
+const PAGE_LOAD: Duration = Duration::from_secs(15);
+
+/// How long chromedriver may take to say it listens.
+const DRIVER_START: Duration = Duration::from_secs(20);
+
+/// The install command named when Chromium or chromedriver is missing.
+pub const INSTALL: &str = "apt-get install chromium chromium-driver";
+
+/// Which browser humans use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum BrowserKind {
+    /// HTTP-level: reqwest, a cookie jar and an HTML parser.
+    #[default]
+    Http,
+    /// Headless Chromium through chromedriver.
+    Chromium,
+}
+
+/// The run's chromedriver, and the directory of every profile.
+pub struct Driver {
+    child: tokio::sync::Mutex<Option<ManagedChild>>,
+    url: String,
+    dir: tempfile::TempDir,
+    launcher: PathBuf,
+    /// `Chromium 156.0.8078.114`, as `chromium --version` says.
+    pub version: String,
+    profiles: AtomicU64,
+    /// Browsers started ahead of need: a Chromium takes a second or more to
+    /// start, so the next human's is started while this one works.
+    spare: tokio::sync::Mutex<Vec<fantoccini::Client>>,
+}
+
+/// Browsers [`Driver`] keeps started ahead of need.
+const SPARE: usize = 2;
+
+/// `name` on `PATH`, or the path an environment variable names.
+fn find(var: &str, names: &[&str]) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(var) {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
+impl Driver {
+    /// Starts chromedriver for a run. A missing Chromium or chromedriver is
+    /// an environment error naming [`INSTALL`].
+    pub async fn start() -> Result<Arc<Driver>, HarnessError> {
+        let missing = |what: &str| {
+            HarnessError::process(
+                "browser",
+                format!(
+                    "--browser chromium needs {what}, which is not installed: run `{INSTALL}` \
+                 (Debian), or set GRANTGATE_CHROMIUM / GRANTGATE_CHROMEDRIVER to the binaries"
+                ),
+            )
+        };
+        let chromium = crate::chromium::find_chromium().ok_or_else(|| missing("Chromium"))?;
+        let chromedriver = find("GRANTGATE_CHROMEDRIVER", &["chromedriver"])
+            .ok_or_else(|| missing("chromedriver"))?;
+        let setpriv = find("GRANTGATE_SETPRIV", &["setpriv"])
+            .ok_or_else(|| missing("setpriv (util-linux)"))?;
+        let version = std::process::Command::new(&chromium)
+            .arg("--version")
+            .output()
+            .map_err(|e| missing(&format!("a Chromium that starts ({e})")))?;
+        let version = String::from_utf8_lossy(&version.stdout)
+            .split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let dir = crate::sweep::owned_tempdir("grantgate-stack-browser-")
+            .map_err(|e| HarnessError::process("browser", format!("browser directory: {e}")))?;
+        // Chromium dies with chromedriver, however chromedriver dies.
+        let launcher = dir.path().join("chromium");
+        std::fs::write(
+            &launcher,
+            format!(
+                "#!/bin/sh\nexec {} --pdeathsig KILL -- {} \"$@\"\n",
+                shell_quote(&setpriv),
+                shell_quote(&chromium)
+            ),
+        )
+        .and_then(|()| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))
+        })
+        .map_err(|e| HarnessError::process("browser", format!("browser launcher: {e}")))?;
+        // Chromium's own temporary directories go inside the swept one.
+        let mut env: Vec<(String, String)> = ["PATH", "HOME", "LANG"]
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
+            .collect();
+        env.push(("TMPDIR".into(), dir.path().display().to_string()));
+        let mut child = ManagedChild::spawn(
+            "chromedriver",
+            &chromedriver,
+            &["--port=0".to_owned()],
+            &env,
+            dir.path(),
+        )?;
+        let line = child
+            .wait_for_line("ChromeDriver was started successfully", DRIVER_START)
+            .await?;
+        let port = line
+            .trim_end()
+            .trim_end_matches('.')
+            .rsplit(' ')
+            .next()
+            .and_then(|p| p.parse::<u16>().ok())
+            .ok_or_else(|| {
+                HarnessError::process("browser", format!("chromedriver said `{line}`"))
+            })?;
+        Ok(Arc::new(Driver {
+            child: tokio::sync::Mutex::new(Some(child)),
+            url: format!("http://127.0.0.1:{port}"),
+            dir,
+            launcher,
+            version,
+            profiles: AtomicU64::new(0),
+            spare: tokio::sync::Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// A fresh browser, started ahead when one was; starts the next ahead.
+    async fn take(self: &Arc<Self>) -> Step<fantoccini::Client> {
+        let ready = self.spare.lock().await.pop();
+        let driver = self.clone();
+        tokio::spawn(async move {
+            if driver.spare.lock().await.len() < SPARE
+                && let Ok(client) = driver.session().await
+            {
+                driver.spare.lock().await.push(client);
+            }
+        });
+        match ready {
+            Some(client) => Ok(client),
+            None => self.session().await,
+        }
+    }
+
+    /// A fresh browser: its own Chromium process and profile.
+    async fn session(&self) -> Step<fantoccini::Client> {
+        let n = self.profiles.fetch_add(1, Ordering::SeqCst);
+        let profile = self.dir.path().join(format!("profile-{n}"));
+        let caps = json!({
+            "browserName": "chrome",
+            "pageLoadStrategy": "normal",
+            "goog:loggingPrefs": {"performance": "ALL"},
+            "goog:chromeOptions": {
+                "binary": self.launcher,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-dev-shm-usage", "--no-first-run",
+                    "--disable-background-networking", "--disable-extensions",
+                    "--disable-sync", "--password-store=basic",
+                    "--window-size=1024,768",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+                "perfLoggingPrefs": {"enableNetwork": true, "enablePage": false},
+            },
+        });
+        let serde_json::Value::Object(caps) = caps else {
+            unreachable!("an object literal")
+        };
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = fantoccini::ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&self.url)
+            .await
+            .map_err(|e| Abort::errored(format!("starting Chromium: {e}")))?;
+        client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(Duration::from_secs(10)),
+                Some(PAGE_LOAD),
+                Some(Duration::ZERO),
+            ))
+            .await
+            .map_err(|e| Abort::errored(format!("browser timeouts: {e}")))?;
+        Ok(client)
+    }
+
+    /// Stops chromedriver and every Chromium it started.
+    pub async fn stop(&self) {
+        for client in self.spare.lock().await.drain(..) {
+            let _ = client.close().await;
+        }
+        if let Some(mut child) = self.child.lock().await.take() {
+            child.stop(Duration::from_secs(2)).await;
+        }
+        // Any Chromium still naming the profile directory (its launcher
+        // outlived a killed chromedriver) goes too.
+        for pid in crate::sweep::processes_naming(&[self.dir.path().to_owned()]) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+
+    /// The directory of the run's profiles.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+fn shell_quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}
+
+/// One human's browser: a WebDriver session, started on first use.
+pub struct Tab {
+    driver: Arc<Driver>,
+    client: tokio::sync::OnceCell<fantoccini::Client>,
+    /// The current document's number: a form read from an older document is
+    /// submitted as an attacker (or a stale tab) would, not by its button.
+    doc: AtomicU64,
+    /// One navigation at a time: a person has one tab, and scenarios that
+    /// act concurrently in one browser take turns here.
+    turn: tokio::sync::Mutex<()>,
+}
+
+/// What the browser shows after a navigation.
+pub struct Shown {
+    /// The final answer's status (0 when the network log holds none).
+    pub status: u16,
+    /// The URL the browser shows.
+    pub url: url::Url,
+    /// The DOM, serialised (`outerHTML`).
+    pub html: String,
+    /// `document.body.innerText`.
+    pub text: String,
+    /// Every redirect followed, as `(status, target)`.
+    pub redirects: Vec<(u16, url::Url)>,
+    /// The document's number in this browser.
+    pub doc: u64,
+    /// `document.title`.
+    pub title: String,
+    /// Milliseconds from the navigation's start to the page read.
+    pub elapsed_ms: u64,
+}
+
+/// A chromedriver command fantoccini has no method for.
+#[derive(Debug)]
+struct Raw {
+    path: &'static str,
+    body: Value,
+}
+
+impl WebDriverCompatibleCommand for Raw {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/{}", session.unwrap_or(""), self.path))
+    }
+    fn method_and_body(&self, _: &url::Url) -> (http::Method, Option<String>) {
+        (http::Method::POST, Some(self.body.to_string()))
+    }
+}
+
+fn browser_error(what: &str) -> impl Fn(fantoccini::error::CmdError) -> Abort + '_ {
+    move |e| Abort::errored(format!("browser: {what}: {e}"))
+}
+
+impl Tab {
+    /// A browser of `driver`'s, not started yet.
+    pub fn new(driver: Arc<Driver>) -> Tab {
+        Tab {
+            driver,
+            client: tokio::sync::OnceCell::new(),
+            doc: AtomicU64::new(0),
+            turn: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    async fn client(&self) -> Step<&fantoccini::Client> {
+        self.client.get_or_try_init(|| self.driver.take()).await
+    }
+
+    /// Closes the browser (its Chromium ends).
+    pub async fn close(&self) {
+        if let Some(client) = self.client.get() {
+            let _ = client.clone().close().await;
+        }
+    }
+
+    /// The current document's number.
+    pub fn doc(&self) -> u64 {
+        self.doc.load(Ordering::SeqCst)
+    }
+
+    /// Runs a script in the page and returns its value.
+    pub async fn script(&self, js: &str, args: Vec<Value>) -> Step<Value> {
+        self.client()
+            .await?
+            .execute(js, args)
+            .await
+            .map_err(browser_error("running a script"))
+    }
+
+    /// A Chrome DevTools command (cookies as the browser holds them).
+    pub async fn cdp(&self, cmd: &str, params: Value) -> Step<Value> {
+        self.client()
+            .await?
+            .issue_cmd(Raw {
+                path: "goog/cdp/execute",
+                body: json!({"cmd": cmd, "params": params}),
+            })
+            .await
+            .map_err(browser_error(cmd))
+    }
+
+    /// Every cookie the browser holds, as DevTools gives them (`name`,
+    /// `value`, `domain`, `path`, `httpOnly`, `sameSite`, …).
+    pub async fn cookies(&self) -> Step<Vec<Value>> {
+        let all = self.cdp("Network.getAllCookies", json!({})).await?;
+        Ok(all["cookies"].as_array().cloned().unwrap_or_default())
+    }
+
+    /// Replaces every cookie of the browser with `cookies` (DevTools form).
+    pub async fn set_cookies(&self, cookies: Vec<Value>) -> Step<()> {
+        self.cdp("Network.clearBrowserCookies", json!({})).await?;
+        if !cookies.is_empty() {
+            self.cdp("Network.setCookies", json!({ "cookies": cookies }))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// A PNG of the viewport.
+    pub async fn screenshot(&self) -> Step<Vec<u8>> {
+        self.client()
+            .await?
+            .screenshot()
+            .await
+            .map_err(browser_error("screenshot"))
+    }
+
+    /// Opens `url` as typing it into the address bar does.
+    pub async fn goto(&self, url: &url::Url) -> Step<Shown> {
+        let _turn = self.turn.lock().await;
+        self.open(url).await
+    }
+
+    async fn open(&self, url: &url::Url) -> Step<Shown> {
+        let started = std::time::Instant::now();
+        let client = self.client().await?;
+        self.drain_log().await?;
+        client
+            .goto(url.as_str())
+            .await
+            .map_err(|e| Abort::failed(format!("the browser could not open {url}: {e}")))?;
+        self.shown(started).await
+    }
+
+    /// Submits a form as a person does. One read from the page the browser
+    /// shows (`dom`: that document's number and the form's place in it) is
+    /// filled so that it sends `fields` — controls it does not send are
+    /// disabled, values it lacks added as hidden inputs (an attacker editing
+    /// the page) — and sent by clicking its submit button `button` (none: a
+    /// person cannot submit it). Any other form (read from an older page, or
+    /// built by hand) is built into a page of the action's origin with a
+    /// button of its own, as an attacker's edit or a tab kept open would
+    /// send it. The button's own pair is sent by the click.
+    pub async fn submit(
+        &self,
+        dom: Option<(u64, usize)>,
+        button: Option<usize>,
+        method: &str,
+        action: &url::Url,
+        fields: &[(String, String)],
+    ) -> Step<Shown> {
+        let _turn = self.turn.lock().await;
+        let list: Vec<Value> = fields.iter().map(|(n, v)| json!([n, v])).collect();
+        if let Some((doc, index)) = dom
+            && doc == self.doc()
+        {
+            let prepared = self
+                .script(FILL, vec![json!(index), json!(button), Value::Array(list)])
+                .await?;
+            if prepared != json!("ok") {
+                return Err(Abort::failed(format!(
+                    "the browser cannot submit the form to {}: {}",
+                    action.path(),
+                    prepared.as_str().unwrap_or("?")
+                )));
+            }
+            return self.click_marked().await;
+        }
+        let here = self.script("return location.origin;", vec![]).await?;
+        if here.as_str() != Some(action.origin().ascii_serialization().as_str()) {
+            let root = action
+                .join("/")
+                .map_err(|e| Abort::errored(format!("{action}: {e}")))?;
+            self.open(&root).await?;
+        }
+        self.script(
+            INJECT,
+            vec![json!(method), json!(action.as_str()), Value::Array(list)],
+        )
+        .await?;
+        self.click_marked().await
+    }
+
+    /// Opens `url` (another site's page that navigates on its own) and
+    /// waits until the browser shows a page of `origin`.
+    pub async fn follow_to(&self, url: &url::Url, origin: &url::Origin) -> Step<Shown> {
+        let _turn = self.turn.lock().await;
+        let started = std::time::Instant::now();
+        let client = self.client().await?;
+        self.drain_log().await?;
+        client
+            .goto(url.as_str())
+            .await
+            .map_err(|e| Abort::errored(format!("the browser could not open {url}: {e}")))?;
+        let want = origin.ascii_serialization();
+        let deadline = tokio::time::Instant::now() + PAGE_LOAD;
+        loop {
+            let state = client
+                .execute("return [location.origin, document.readyState];", vec![])
+                .await;
+            if let Ok(v) = state
+                && v[0] == want.as_str()
+                && v[1] == "complete"
+            {
+                break;
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err(Abort::failed(format!(
+                    "the page at {url} did not lead to {want} within {PAGE_LOAD:?}"
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.shown(started).await
+    }
+
+    /// Clicks the element the page scripts marked and waits for the page
+    /// the click leads to.
+    async fn click_marked(&self) -> Step<Shown> {
+        let started = std::time::Instant::now();
+        let client = self.client().await?;
+        self.drain_log().await?;
+        client
+            .execute("window.__grantgate_old = true;", vec![])
+            .await
+            .map_err(browser_error("marking the page"))?;
+        let button = client
+            .find(fantoccini::Locator::Css("[data-grantgate-click]"))
+            .await
+            .map_err(browser_error("finding the button"))?;
+        button
+            .click()
+            .await
+            .map_err(|e| Abort::failed(format!("clicking the form's button: {e}")))?;
+        let deadline = tokio::time::Instant::now() + PAGE_LOAD;
+        loop {
+            let state = client
+                .execute(
+                    "return window.__grantgate_old === undefined && document.readyState === 'complete';",
+                    vec![],
+                )
+                .await;
+            if matches!(state, Ok(Value::Bool(true))) {
+                break;
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Err(Abort::failed(format!(
+                    "clicking the form's button led to no new page within {PAGE_LOAD:?}"
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.shown(started).await
+    }
+
+    /// Empties the network log, so that the next read holds one navigation.
+    async fn drain_log(&self) -> Step<Vec<Value>> {
+        let log = self
+            .client()
+            .await?
+            .issue_cmd(Raw {
+                path: "se/log",
+                body: json!({"type": "performance"}),
+            })
+            .await
+            .map_err(browser_error("reading the network log"))?;
+        Ok(log.as_array().cloned().unwrap_or_default())
+    }
+
+    /// The page the browser shows now, with the status and redirects of the
+    /// navigation that led to it (from the network log).
+    async fn shown(&self, started: std::time::Instant) -> Step<Shown> {
+        let client = self.client().await?;
+        let doc = self.doc.fetch_add(1, Ordering::SeqCst) + 1;
+        let page = client
+            .execute(
+                "return [document.documentElement ? document.documentElement.outerHTML : '', \
+                 document.body ? document.body.innerText : '', document.title, location.href];",
+                vec![],
+            )
+            .await
+            .map_err(browser_error("reading the page"))?;
+        let url: url::Url = page[3]
+            .as_str()
+            .and_then(|u| u.parse().ok())
+            .ok_or_else(|| Abort::errored("browser: the page has no URL"))?;
+        let part = |i: usize| page[i].as_str().unwrap_or("").to_owned();
+        let (status, redirects) = navigation(&self.drain_log().await?);
+        Ok(Shown {
+            status: status.unwrap_or(0),
+            url,
+            html: part(0),
+            text: part(1),
+            redirects,
+            doc,
+            title: part(2),
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        })
+    }
+}
+
+/// The final status and the redirects of the last document navigation in a
+/// performance log.
+fn navigation(log: &[Value]) -> (Option<u16>, Vec<(u16, url::Url)>) {
+    let mut status = None;
+    let mut redirects = Vec::new();
+    for entry in log {
+        let Some(message) = entry["message"]
+            .as_str()
+            .and_then(|m| serde_json::from_str::<Value>(m).ok())
+        else {
+            continue;
+        };
+        let (method, params) = (&message["message"]["method"], &message["message"]["params"]);
+        if params["type"] != "Document" {
+            continue;
+        }
+        match method.as_str() {
+            Some("Network.requestWillBeSent") => {
+                let redirect = &params["redirectResponse"];
+                if redirect.is_object() {
+                    let to = params["request"]["url"]
+                        .as_str()
+                        .and_then(|u| u.parse().ok());
+                    if let (Some(s), Some(to)) = (redirect["status"].as_u64(), to) {
+                        redirects.push((s as u16, to));
+                    }
+                } else {
+                    redirects.clear();
+                    status = None;
+                }
+            }
+            Some("Network.responseReceived") => {
+                status = params["response"]["status"].as_u64().map(|s| s as u16);
+            }
+            _ => {}
+        }
+    }
+    (status, redirects)
+}
+
+/// Fills form `arguments[0]` so that clicking its submit button
+/// `arguments[1]` sends `arguments[2]`, and marks that button.
+const FILL: &str = r#"
+const [index, button, want] = arguments;
+const form = document.querySelectorAll('form')[index];
+if (!form) return 'the form is gone from the page';
+const submit = e => (e.localName === 'button' && !['reset', 'button'].includes((e.getAttribute('type') || '').toLowerCase()))
+  || (e.localName === 'input' && ['submit', 'image'].includes(e.type));
+const buttons = Array.from(form.elements).filter(e => submit(e) && !e.matches(':disabled'));
+if (button === null || !buttons[button]) return 'it has no submit button inside it a person can click';
+const clicked = buttons[button];
+const rest = want.slice();
+if (clicked.name) {
+  for (let i = rest.length - 1; i >= 0; i--) {
+    if (rest[i][0] === clicked.name && rest[i][1] === clicked.value) { rest.splice(i, 1); break; }
+  }
+}
+for (const c of Array.from(form.elements)) {
+  // Disabled controls send nothing and stay as they are.
+  if (!c.name || submit(c) || c.matches(':disabled') || ['fieldset', 'output', 'object'].includes(c.localName)) continue;
+  if (c.type === 'button' || c.type === 'reset') continue;
+  const i = rest.findIndex(([n]) => n === c.name);
+  if (i < 0) { c.disabled = true; continue; }
+  const value = rest[i][1];
+  if (c.type === 'checkbox' || c.type === 'radio') {
+    if (c.value === value) { c.checked = true; rest.splice(i, 1); } else { c.checked = false; }
+    continue;
+  }
+  rest.splice(i, 1);
+  if (c.localName === 'select') {
+    if (![...c.options].some(o => o.value === value)) { const o = document.createElement('option'); o.value = value; c.appendChild(o); }
+    c.value = value;
+  } else if (c.type === 'file') {
+    c.disabled = true;
+  } else {
+    c.value = value;
+  }
+}
+for (const [n, v] of rest) {
+  const h = document.createElement('input');
+  h.type = 'hidden'; h.name = n; h.value = v; form.appendChild(h);
+}
+clicked.setAttribute('data-grantgate-click', '');
+return 'ok';
+"#;
+
+/// Builds a form (`arguments`: method, action, fields) at the end of the
+/// page with a button of its own, and marks that button.
+const INJECT: &str = r#"
+const [method, action, fields] = arguments;
+const form = document.createElement('form');
+form.method = method; form.action = action;
+for (const [n, v] of fields) {
+  const h = document.createElement('input');
+  h.type = 'hidden'; h.name = n; h.value = v; form.appendChild(h);
+}
+const b = document.createElement('button');
+b.type = 'submit'; b.textContent = 'send';
+b.setAttribute('data-grantgate-click', '');
+form.appendChild(b);
+(document.body || document.documentElement).appendChild(form);
+return 'ok';
+"#;
+
+/// A page on another site than the Core's, served by the harness while the
+/// value lives: the Core's host is `127.0.0.1` or `localhost`, this page is
+/// on the other one, which a browser counts as another site.
+pub struct CrossSite {
+    /// The page's URL.
+    pub url: url::Url,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for CrossSite {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+impl CrossSite {
+    /// Serves `html` at `/` of a site other than `core`'s.
+    pub async fn serve(core: &url::Url, html: String) -> Step<CrossSite> {
+        let host = match core.host_str() {
+            Some("localhost") => "127.0.0.1",
+            Some("127.0.0.1") => "localhost",
+            other => {
+                return Err(Abort::errored(format!(
+                    "a cross-site page needs a Core on 127.0.0.1 or localhost, not {other:?}"
+                )));
+            }
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| Abort::errored(format!("cross-site page: {e}")))?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| Abort::errored(format!("cross-site page: {e}")))?
+            .port();
+        let app = axum::Router::new().route(
+            "/",
+            axum::routing::get(move || {
+                let html = html.clone();
+                async move { axum::response::Html(html) }
+            }),
+        );
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        let url = format!("http://{host}:{port}/")
+            .parse()
+            .map_err(|e| Abort::errored(format!("cross-site url: {e}")))?;
+        Ok(CrossSite { url, server })
+    }
+}
+
+/// `text` escaped for an HTML attribute value in double quotes.
+pub fn attr_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
