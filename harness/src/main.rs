@@ -503,6 +503,8 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .adapter_env(args.adapter_env)
         .runtime(args.runtime)
         .browser(args.browser)
+        // Chromium when installed; else those scenarios are N/A (PARTIAL).
+        .real_browser_scenarios(grantgate_engine::browser::installed())
         .core_image(args.core_image)
         .postgres_image(args.postgres_image);
     let config = args.bounds.apply(config).build();

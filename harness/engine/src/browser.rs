@@ -74,6 +74,14 @@ fn find(var: &str, names: &[&str]) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Whether Chromium, chromedriver and setpriv are all there: an HTTP-level
+/// run then gives the real-browser scenarios a browser of their own.
+pub fn installed() -> bool {
+    crate::chromium::find_chromium().is_some()
+        && find("GRANTGATE_CHROMEDRIVER", &["chromedriver"]).is_some()
+        && find("GRANTGATE_SETPRIV", &["setpriv"]).is_some()
+}
+
 impl Driver {
     /// Starts chromedriver for a run. A missing Chromium or chromedriver is
     /// an environment error naming [`INSTALL`].

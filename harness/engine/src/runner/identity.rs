@@ -77,7 +77,11 @@ pub const REAL_BROWSER: &str = "real-browser";
 
 /// The not-applicable reason of a real-browser scenario in an HTTP-level run.
 pub fn needs_real_browser() -> String {
-    "needs a real browser (HttpOnly, SameSite, clicks): run with `--browser chromium`".into()
+    format!(
+        "needs a real browser (HttpOnly, SameSite, clicks): Chromium and chromedriver are not \
+         installed ({})",
+        crate::browser::INSTALL
+    )
 }
 
 /// The first of `needs` the Core does not declare, as the not-applicable
