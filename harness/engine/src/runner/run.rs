@@ -375,6 +375,7 @@ impl Engine {
             provider.settle().await;
         }
         drop(self.snapshots);
+        self.runtime.settle().await;
         drop(self.runtime);
         drop(self.providers);
         let cluster = self.cluster?;

@@ -36,7 +36,11 @@ pub(crate) struct ContainerStack {
     pub(crate) database: String,
     pub(crate) log: SharedLog,
     pub(crate) kept: KeptStacks,
+    pub(crate) removals: Removals,
 }
+
+/// Removals of torn-down stacks still under way.
+pub(crate) type Removals = Arc<Mutex<tokio::task::JoinSet<()>>>;
 
 impl ContainerStack {
     /// What the Core container printed, interleaved as it came.
@@ -55,19 +59,23 @@ impl ContainerStack {
     }
 
     /// Removes the Core container, then anything else labelled with this
-    /// stack (a container whose start was interrupted).
+    /// stack (a container whose start was interrupted), in the background:
+    /// the engine's work, which the trial need not wait for. The runtime
+    /// waits for it at the end of the run, then sweeps the run's label.
     pub(crate) async fn teardown(&mut self) {
-        if let Some(core) = self.core.take() {
-            let _ = core.rm().await;
-        }
-        let left = self
-            .api
-            .remove_labelled(STACK_LABEL, &self.stack_id, &[])
-            .await;
-        for what in left {
-            self.log
-                .push_line("grantgate", &format!("teardown could not remove {what}"));
-        }
+        let core = self.core.take();
+        let (api, stack_id) = (self.api.clone(), self.stack_id.clone());
+        let removal = async move {
+            if let Some(core) = core {
+                let _ = core.rm().await;
+            }
+            for what in api.remove_labelled(STACK_LABEL, &stack_id, &[]).await {
+                eprintln!("warning: teardown could not remove {what}");
+            }
+        };
+        let mut removals = self.removals.lock().unwrap_or_else(|e| e.into_inner());
+        while removals.try_join_next().is_some() {}
+        removals.spawn(removal);
     }
 
     /// Leaves the stack running and returns the command that removes it.

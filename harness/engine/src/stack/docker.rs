@@ -29,7 +29,7 @@ use testcontainers::core::{IntoContainerPort, Mount, WaitFor};
 use testcontainers::runners::AsyncRunner;
 use testcontainers::{ContainerAsync, GenericImage, ImageExt, TestcontainersError};
 
-use super::container::{ContainerStack, KeptStacks, log_into};
+use super::container::{ContainerStack, KeptStacks, Removals, log_into};
 use super::docker_api::{
     DockerApi, OWNER_LABEL, RUN_LABEL, STACK_LABEL, owner_token, split_reference,
 };
@@ -49,6 +49,12 @@ const CORE_PORT: u16 = 3000;
 const DATA_DIR: &str = "/data";
 /// What the PostgreSQL image logs once clients can connect.
 const POSTGRES_READY: &str = "database system is ready to accept connections";
+/// The run's PostgreSQL keeps its cluster in memory: every stack's clone and
+/// every write would otherwise go through the engine's storage driver
+/// (fuse-overlayfs on this project's machine). An empty data directory makes
+/// the image's entrypoint run initdb, once a run.
+const POSTGRES_TMPFS: &str = "/var/lib/postgresql/data";
+const POSTGRES_PGDATA: &str = "/var/lib/postgresql/data/pgdata";
 /// The run's PostgreSQL serves every PostgreSQL stack of the run at once
 /// (each Core with its own pool), so it admits more than the default 100.
 const POSTGRES_MAX_CONNECTIONS: &str = "max_connections=400";
@@ -85,6 +91,7 @@ pub struct DockerRuntime {
     db_log: SharedLog,
     postgres_version: Mutex<Option<String>>,
     kept: KeptStacks,
+    removals: Removals,
 }
 
 impl DockerRuntime {
@@ -124,6 +131,7 @@ impl DockerRuntime {
             db_log: SharedLog::default(),
             postgres_version: Mutex::new(None),
             kept: KeptStacks::default(),
+            removals: Removals::default(),
         };
         runtime
             .api
@@ -226,6 +234,7 @@ impl DockerRuntime {
                 database: described,
                 log,
                 kept: self.kept.clone(),
+                removals: self.removals.clone(),
             }),
             dir: Some(dir),
             database: Some(lease),
@@ -318,6 +327,8 @@ impl DockerRuntime {
             .with_env_var("POSTGRES_USER", "core")
             .with_env_var("POSTGRES_DB", "core")
             .with_env_var("POSTGRES_PASSWORD", &password)
+            .with_env_var("PGDATA", POSTGRES_PGDATA)
+            .with_mount(Mount::tmpfs_mount(POSTGRES_TMPFS))
             .with_cmd(["-c", POSTGRES_MAX_CONNECTIONS])
             .start()
             .await
@@ -411,6 +422,14 @@ impl Runtime for DockerRuntime {
 
     fn describe(&self) -> String {
         format!("{} ({})", self.core_image.reference, self.core_image.id)
+    }
+
+    fn settle(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let mut removals =
+                std::mem::take(&mut *self.removals.lock().unwrap_or_else(|e| e.into_inner()));
+            while removals.join_next().await.is_some() {}
+        })
     }
 
     fn database_version(&self, backend: Backend) -> BoxFuture<'_, String> {

@@ -106,4 +106,9 @@ pub trait Runtime: Send + Sync {
 
     /// The database version behind `backend`, for the report's environment.
     fn database_version(&self, backend: Backend) -> BoxFuture<'_, String>;
+
+    /// Waits for teardown work still under way in the background.
+    fn settle(&self) -> BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
 }
