@@ -52,9 +52,11 @@ const POSTGRES_READY: &str = "database system is ready to accept connections";
 /// The run's PostgreSQL keeps its cluster in memory: every stack's clone and
 /// every write would otherwise go through the engine's storage driver
 /// (fuse-overlayfs on this project's machine). An empty data directory makes
-/// the image's entrypoint run initdb, once a run.
-const POSTGRES_TMPFS: &str = "/var/lib/postgresql/data";
-const POSTGRES_PGDATA: &str = "/var/lib/postgresql/data/pgdata";
+/// the image's entrypoint run initdb, once a run. A path of its own, open to
+/// the image's user: a tmpfs over the image's data directory keeps that
+/// directory's root-only mode.
+const POSTGRES_TMPFS: &str = "/grantgate-pgdata";
+const POSTGRES_PGDATA: &str = "/grantgate-pgdata/pgdata";
 /// The run's PostgreSQL serves every PostgreSQL stack of the run at once
 /// (each Core with its own pool), so it admits more than the default 100.
 const POSTGRES_MAX_CONNECTIONS: &str = "max_connections=400";
@@ -328,7 +330,7 @@ impl DockerRuntime {
             .with_env_var("POSTGRES_DB", "core")
             .with_env_var("POSTGRES_PASSWORD", &password)
             .with_env_var("PGDATA", POSTGRES_PGDATA)
-            .with_mount(Mount::tmpfs_mount(POSTGRES_TMPFS))
+            .with_mount(Mount::tmpfs_mount(POSTGRES_TMPFS).with_mode(0o1777))
             .with_cmd(["-c", POSTGRES_MAX_CONNECTIONS])
             .start()
             .await
