@@ -368,6 +368,39 @@ fn sigint_mid_run_leaves_no_container_or_network_with_docker() {
     check_sigint_run(tmp.path(), Via::Docker);
 }
 
+/// SIGKILL with the Docker runtime: no teardown runs, so the run's
+/// containers (its shared PostgreSQL container among them) and network stay
+/// until the next Docker run starts, which removes them as a dead owner's.
+#[test]
+fn sigkill_mid_run_leaves_no_container_or_network_once_the_next_docker_run_starts() {
+    let tmp = private_tmp();
+    let tmp = tmp.path();
+    let mut killed = start_hanging_run(tmp, Via::Docker);
+    let run = docker::run_of_owner(killed.id());
+    let names = docker::names_labelled(&run);
+    assert!(
+        names.iter().any(|n| n.ends_with("-db")),
+        "expected the run's database container among {names:?}"
+    );
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(killed.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    killed.wait().unwrap();
+    // Nothing ran a teardown: the containers are still there.
+    assert!(
+        !docker::names_labelled(&run).is_empty(),
+        "nothing left to sweep proves nothing"
+    );
+    let out = grantgate(tmp, "engine_fails", Via::Docker)
+        .args(["--backend", "sqlite"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    docker::assert_nothing_labelled(&run);
+}
+
 /// Looking at the Docker engine through its own CLI, independently of the
 /// harness's client.
 mod docker {
@@ -438,6 +471,15 @@ mod docker {
                 (owner.split(':').next() == Some(pid.to_string().as_str())).then(|| run.to_owned())
             })
             .unwrap_or_else(|| panic!("no container of grantgate (pid {pid}) is running: {listed}"))
+    }
+
+    /// The names of the run's containers, running or not.
+    pub fn names_labelled(run_id: &str) -> Vec<String> {
+        let filter = format!("label=grantgate.run={run_id}");
+        docker(&["ps", "-a", "--filter", &filter, "--format", "{{.Names}}"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
     }
 
     /// Asserts that no container, volume-holding or not, and no network of

@@ -33,10 +33,9 @@ pub struct Engine {
     pub(super) secrets: SecretRegistry,
     pub(super) binaries: Binaries,
     pub(super) runtime: Arc<dyn Runtime>,
-    /// The same runtime when it is the process runtime: fixture snapshots
-    /// are made only there.
-    pub(super) process: Option<Arc<ProcessRuntime>>,
     pub(super) snapshots: super::snapshot::Snapshots,
+    /// Stack starts under way with their slot lent (`--runtime docker`).
+    pub(super) starts: tokio::sync::Semaphore,
     /// Trials of the whole catalogue, counted when trials are selected.
     catalogue_trials: std::sync::atomic::AtomicUsize,
     pub(super) providers: HashMap<Backend, Arc<DatabaseProvider>>,
@@ -94,16 +93,13 @@ impl Engine {
             };
             providers.insert(*backend, Arc::new(provider));
         }
-        let process = (config.runtime == RuntimeKind::Process).then(|| {
-            Arc::new(ProcessRuntime::new(
+        let runtime: Arc<dyn Runtime> = match config.runtime {
+            RuntimeKind::Process => Arc::new(ProcessRuntime::new(
                 binaries.core.clone(),
                 providers.clone(),
                 secrets.clone(),
-            ))
-        });
-        let runtime: Arc<dyn Runtime> = match &process {
-            Some(p) => p.clone(),
-            None => {
+            )),
+            RuntimeKind::Docker => {
                 if config.postgres_url.is_some() {
                     return Err(HarnessError::Config(
                         "--postgres-url is for --runtime process; --runtime docker runs \
@@ -121,13 +117,14 @@ impl Engine {
                 )
             }
         };
+        let starts = tokio::sync::Semaphore::new(config.jobs.max(1));
         Ok(Engine {
             config,
             secrets,
             binaries,
             runtime,
-            process,
             snapshots: Default::default(),
+            starts,
             catalogue_trials: Default::default(),
             providers,
             cluster,
@@ -136,11 +133,6 @@ impl Engine {
             run_start: Default::default(),
             browser,
         })
-    }
-
-    /// The process runtime, when the run uses it.
-    pub(super) fn process_runtime(&self) -> Option<&ProcessRuntime> {
-        self.process.as_deref()
     }
 
     /// The run's id.
@@ -405,8 +397,8 @@ impl Engine {
             driver.stop().await;
         }
         drop(self.snapshots);
+        self.runtime.settle().await;
         drop(self.runtime);
-        drop(self.process);
         drop(self.providers);
         let cluster = self.cluster?;
         match Arc::try_unwrap(cluster) {

@@ -46,6 +46,24 @@ impl Slot {
     }
 }
 
+impl Slot {
+    /// Runs `work` without the slot, then queues for one, as [`Slot::idle`]
+    /// does: for a wait on something other than this machine's CPU for the
+    /// trial (the Docker engine creating and starting a container).
+    pub(crate) async fn lend_while<T>(&self, work: impl Future<Output = T>) -> T {
+        drop(self.held.lock().unwrap().take());
+        let out = work.await;
+        let permit = self
+            .pool
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("never closed");
+        *self.held.lock().unwrap() = Some(permit);
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +94,32 @@ mod tests {
         );
         drop(waiting);
         assert_eq!(pool.available_permits(), 1, "the trial's end gives it back");
+    }
+
+    #[tokio::test]
+    async fn a_trial_lends_its_slot_while_it_waits_for_other_work() {
+        let pool: Pool = Arc::new(Semaphore::new(1));
+        let starting = Slot::take(&pool).await;
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let lent = {
+            let s = starting.clone();
+            tokio::spawn(async move { s.lend_while(async { rx.await.unwrap() }).await })
+        };
+        let other = tokio::time::timeout(Duration::from_secs(5), Slot::take(&pool))
+            .await
+            .expect("the slot is lent during the work");
+        tx.send(()).unwrap();
+        tokio::task::yield_now().await;
+        assert!(
+            !lent.is_finished(),
+            "the lender queues until a slot is free"
+        );
+        drop(other);
+        lent.await.unwrap();
+        assert_eq!(
+            pool.available_permits(),
+            0,
+            "the lender holds the slot again"
+        );
     }
 }

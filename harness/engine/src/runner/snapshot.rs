@@ -20,7 +20,8 @@ use super::run::Engine;
 use crate::actors::setup::SetupClient;
 use crate::fixtures::{Applied, Fixture};
 use crate::journal::Journal;
-use crate::stack::{Backend, DatabaseLease, Seed, SnapshotDb, StackSpec};
+use crate::stack::process::ADMIN_USER;
+use crate::stack::{AdminCredential, Backend, DatabaseLease, Seed, SnapshotDb, StackSpec};
 
 /// One fixture world on one backend, ready to copy.
 pub struct Snapshot {
@@ -81,11 +82,11 @@ impl Engine {
         backend: Backend,
         fixture: &'static str,
     ) -> Result<Snapshot, String> {
-        let runtime = self
-            .process_runtime()
-            .ok_or("snapshots are for the process runtime")?;
         let seed = Seed {
-            admin: runtime.new_admin(),
+            admin: AdminCredential {
+                user: ADMIN_USER.to_owned(),
+                password: self.secrets.mint("gg-admin-pw"),
+            },
             secret_key: self.secrets.mint("gg-core-key"),
             database: None,
         };

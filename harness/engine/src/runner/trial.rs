@@ -25,6 +25,35 @@ use crate::vocab::{Abort, Verdict};
 use tokio_util::sync::CancellationToken;
 
 impl Engine {
+    /// Starts a trial's stack. A container start is mostly the Docker
+    /// engine's work, so the trial lends its slot meanwhile (another trial
+    /// works instead of waiting with it), as long as fewer than `--jobs`
+    /// starts are lent already; otherwise it starts holding its slot (never
+    /// waiting for a lent start while holding a slot, which could deadlock).
+    async fn start_stack(
+        &self,
+        spec: StackSpec,
+        slot: Option<&Slot>,
+    ) -> crate::error::Result<crate::stack::Stack> {
+        let lend = match slot {
+            Some(slot) if self.config.runtime == crate::stack::RuntimeKind::Docker => {
+                self.starts.try_acquire().ok().map(|permit| (slot, permit))
+            }
+            _ => None,
+        };
+        match lend {
+            Some((slot, permit)) => {
+                let start = async {
+                    let stack = self.runtime.start(spec).await;
+                    drop(permit);
+                    stack
+                };
+                slot.lend_while(start).await
+            }
+            None => self.runtime.start(spec).await,
+        }
+    }
+
     /// Runs one trial on a fresh stack and always tears the stack down
     /// (or keeps it, with `--keep`, when the trial did not pass).
     pub async fn run_trial(
@@ -77,7 +106,7 @@ impl Engine {
         };
         // A fixture snapshot spares the trial making its fixtures; a
         // scenario that needs a pristine Core makes them itself.
-        let snapshot = match trial.scenario.pristine || self.process_runtime().is_none() {
+        let snapshot = match trial.scenario.pristine {
             true => None,
             false => self.snapshot(trial.backend, trial.scenario.fixture).await,
         };
@@ -101,7 +130,7 @@ impl Engine {
                 "not up within the trial deadline ({} s, --trial-timeout)",
                 timeout.as_secs()
             ))),
-            s = self.runtime.start(spec) => s,
+            s = self.start_stack(spec, slot.as_ref()) => s,
         };
         phases.stack_ms = lap.next();
         let mut stack = match stack {

@@ -1,7 +1,8 @@
 //! Databases for stacks: each stack gets its own, and loses it at teardown.
 //!
 //! - SQLite: a file in the stack's own directory.
-//! - The run's ephemeral PostgreSQL cluster: a template database is created
+//! - The run's ephemeral PostgreSQL cluster (or, with `--runtime docker`, the
+//!   run's one PostgreSQL container): a template database is created
 //!   once per run and cloned per stack (`CREATE DATABASE x TEMPLATE t`), so
 //!   every stack starts from the same empty state. Clones are made ahead
 //!   and dropped in the background ([`ClusterPool`]), off the trials' path.
@@ -50,8 +51,8 @@ pub enum DatabaseProvider {
 /// [`DatabaseProvider::settle`] waits for that work at the end of a run;
 /// clones still unused go with the cluster.
 pub struct ClusterPool {
-    /// The cluster, shared by every PostgreSQL stack of the run.
-    cluster: Arc<PgCluster>,
+    /// The server, shared by every PostgreSQL stack of the run.
+    cluster: PoolServer,
     /// Serialises clones: PostgreSQL refuses to clone a template that
     /// another clone is reading.
     clone_lock: tokio::sync::Mutex<()>,
@@ -63,6 +64,45 @@ pub struct ClusterPool {
     ready: Mutex<HashMap<String, Vec<String>>>,
     /// Clones being made ahead and databases being dropped.
     background: Mutex<JoinSet<()>>,
+}
+
+/// The server a [`ClusterPool`] clones on.
+enum PoolServer {
+    /// The run's ephemeral cluster on the host.
+    Cluster(Arc<PgCluster>),
+    /// A server reached at this URL (its path names the maintenance
+    /// database): the Docker runtime's database container, published on
+    /// loopback.
+    Url(url::Url),
+}
+
+impl PoolServer {
+    fn url(&self, name: &str) -> String {
+        match self {
+            PoolServer::Cluster(c) => c.url(name),
+            PoolServer::Url(u) => {
+                let mut u = u.clone();
+                u.set_path(&format!("/{name}"));
+                u.to_string()
+            }
+        }
+    }
+
+    async fn version(&self) -> String {
+        let version = match self {
+            PoolServer::Cluster(c) => c.version().await.map_err(|e| e.to_string()),
+            PoolServer::Url(u) => async {
+                let mut conn = sqlx::PgConnection::connect(u.as_str()).await?;
+                let (v,): (String,) = sqlx::query_as("SELECT version()")
+                    .fetch_one(&mut conn)
+                    .await?;
+                Ok::<_, sqlx::Error>(v)
+            }
+            .await
+            .map_err(|e| e.to_string()),
+        };
+        version.unwrap_or_else(|e| format!("unknown ({e})"))
+    }
 }
 
 impl ClusterPool {
@@ -140,14 +180,31 @@ impl DatabaseProvider {
     /// A provider on the run's ephemeral cluster; creates the template.
     pub async fn cluster(cluster: Arc<PgCluster>, run_id: &str) -> Result<Self> {
         cluster.create_database(TEMPLATE).await?;
-        Ok(DatabaseProvider::Cluster(Arc::new(ClusterPool {
+        Ok(Self::pool(PoolServer::Cluster(cluster), run_id))
+    }
+
+    /// A provider on a PostgreSQL server of the run's own that the harness
+    /// reaches at `admin_url` (a superuser on its maintenance database);
+    /// creates the template.
+    pub async fn container(admin_url: url::Url, run_id: &str) -> Result<Self> {
+        execute(
+            admin_url.as_str(),
+            format!("CREATE DATABASE \"{TEMPLATE}\""),
+        )
+        .await
+        .map_err(|e| server_err(&admin_url, e))?;
+        Ok(Self::pool(PoolServer::Url(admin_url), run_id))
+    }
+
+    fn pool(cluster: PoolServer, run_id: &str) -> Self {
+        DatabaseProvider::Cluster(Arc::new(ClusterPool {
             cluster,
             clone_lock: tokio::sync::Mutex::new(()),
             prefix: db_prefix(run_id),
             next: AtomicUsize::new(1),
             ready: Mutex::default(),
             background: Mutex::default(),
-        })))
+        }))
     }
 
     /// A provider on an existing server; checks that it answers.
@@ -237,11 +294,7 @@ impl DatabaseProvider {
     pub async fn version(&self) -> String {
         match self {
             DatabaseProvider::Sqlite => sqlite_version().await,
-            DatabaseProvider::Cluster(pool) => pool
-                .cluster
-                .version()
-                .await
-                .unwrap_or_else(|e| format!("unknown ({e})")),
+            DatabaseProvider::Cluster(pool) => pool.cluster.version().await,
             DatabaseProvider::Server { admin_url, .. } => async {
                 let mut conn = connect(admin_url).await.ok()?;
                 let (v,): (String,) = sqlx::query_as("SELECT version()")

@@ -135,10 +135,23 @@ impl DockerApi {
             let Some(name) = n.name.filter(|_| !kept(&n.labels)) else {
                 continue;
             };
-            if let Err(e) = self.docker.remove_network(&name).await
-                && !is_gone(&e)
-            {
-                failed.push(format!("network {name}: {e}"));
+            // The engine may release a just-removed container's endpoint a
+            // moment after the removal returns (seen under load): a network
+            // that still has one is asked again, for a bounded time.
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            loop {
+                match self.docker.remove_network(&name).await {
+                    Err(BollardError::DockerResponseServerError {
+                        status_code: 403, ..
+                    }) if std::time::Instant::now() < deadline => {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    Err(e) if !is_gone(&e) => {
+                        failed.push(format!("network {name}: {e}"));
+                        break;
+                    }
+                    _ => break,
+                }
             }
         }
         failed

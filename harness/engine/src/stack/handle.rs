@@ -91,8 +91,9 @@ impl Stack {
         }
     }
 
-    /// The URL of the database the harness handed this Core, when the
-    /// harness can reach it (not inside a container).
+    /// The URL of the database the harness handed this Core, as the
+    /// harness reaches it (for a container, through its mount or the
+    /// database container's published port).
     pub fn database_url(&self) -> Option<&str> {
         self.database.as_ref().map(|d| d.url.as_str())
     }
@@ -105,7 +106,7 @@ impl Stack {
     ) -> (Option<DatabaseLease>, Option<tempfile::TempDir>) {
         match &mut self.core {
             CoreRun::Process(child) => child.stop(Duration::from_secs(5)).await,
-            CoreRun::Containers(stack) => stack.teardown().await,
+            CoreRun::Containers(stack) => stack.stop().await,
         }
         (self.database.take(), self.dir.take())
     }

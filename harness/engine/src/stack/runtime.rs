@@ -49,7 +49,7 @@ pub struct StackSpec {
     /// Extra `CORE_*` variables, e.g. `CORE_CSRF_TTL_SECS` for a stack that
     /// tests expired CSRF tokens.
     pub extra_env: Vec<(String, String)>,
-    /// Start from a fixture snapshot (process runtime only): the admin and
+    /// Start from a fixture snapshot: the admin and
     /// secret key it was made with, and the database to copy. `None`: a new
     /// admin, a new key and an empty database.
     pub seed: Option<Seed>,
@@ -87,8 +87,8 @@ pub enum RuntimeKind {
     /// A local Core binary per stack, databases from the host.
     #[default]
     Process,
-    /// A Core container image per stack, PostgreSQL as a container beside
-    /// it, on a network private to the stack.
+    /// A Core container image per stack, on the run's network, with the
+    /// run's PostgreSQL container beside them.
     Docker,
 }
 
@@ -106,4 +106,9 @@ pub trait Runtime: Send + Sync {
 
     /// The database version behind `backend`, for the report's environment.
     fn database_version(&self, backend: Backend) -> BoxFuture<'_, String>;
+
+    /// Waits for teardown work still under way in the background.
+    fn settle(&self) -> BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
 }
