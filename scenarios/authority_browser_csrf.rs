@@ -120,14 +120,12 @@ fn to_home(page: &Page) -> bool {
         .is_some_and(|(s, to)| s == 303 && to.path() == "/")
 }
 
-/// A login as `class` in a browser of its own, the foreign token another
-/// anonymous session's: the answer, and whether the browser is signed in.
-async fn login_case(ctx: &Ctx, class: Csrf) -> Step<(Page, bool)> {
+/// A login as `class` in a browser of its own, `foreign` another anonymous
+/// session's token: the answer, and whether the browser is signed in.
+async fn login_case(ctx: &Ctx, class: Csrf, foreign: &str) -> Step<(Page, bool)> {
     let browser = ctx.second_browser("alice")?;
-    let other = ctx.second_browser("alice")?;
-    let foreign = csrf_of(&other.login_form().await?)?;
     let form = browser.login_form().await?;
-    let page = post(&browser, &form, class, &foreign).await?;
+    let page = post(&browser, &form, class, foreign).await?;
     Ok((page, signed_in(&browser, LAB).await?))
 }
 
@@ -148,7 +146,9 @@ async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
         Csrf::HeaderOwn,
         Csrf::HeaderForeign,
     ];
-    let logins = join_all(classes.iter().map(|c| login_case(ctx, *c))).await;
+    let other = ctx.second_browser("alice")?;
+    let foreign = csrf_of(&other.login_form().await?)?;
+    let logins = join_all(classes.iter().map(|c| login_case(ctx, *c, &foreign))).await;
     for (class, answer) in classes.iter().zip(logins) {
         let (page, signed) = answer?;
         let ok = match class {
@@ -307,8 +307,10 @@ async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
 /// An expired `_csrf`, as the field and as `X-Csrf-Token`, on every
 /// state-changing form: 400, nothing changed; fresh forms of the same
 /// sessions then work (relies on the `CORE_CSRF_TTL_SECS` launch extension,
-/// set to 2 s; a Core that does not declare it gets *not applicable*).
-#[scenario(Browser, parity, core_env = [("CORE_CSRF_TTL_SECS", "2")], clauses = ["S4.csrf.every-form", "S4.csrf.header", "S4.csrf.refused", "S9.consent.decision"])]
+/// set to 4 s, the time a loaded machine's Chromium may take from a form's
+/// page to its click; a Core that does not declare it gets *not
+/// applicable*).
+#[scenario(Browser, parity, core_env = [("CORE_CSRF_TTL_SECS", "4")], clauses = ["S4.csrf.every-form", "S4.csrf.header", "S4.csrf.refused", "S9.consent.decision"])]
 async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
     let mut table = Table::new("expired CSRF", "every state-changing form");
     let alice = ctx.human("alice")?;
@@ -344,10 +346,10 @@ async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
     let approve = alice.decision_form(&grant, Decision::Approve).await?;
     let withdraw = alice.decision_form(&grant, Decision::Withdraw).await?;
     let consent = alice.consent_form(&url, true).await?;
-    // Whole-second ages: a token is past a 2 s lifetime however it is
-    // counted once 3 s have passed; every fresh form below is posted at
+    // Whole-second ages: a token is past a 4 s lifetime however it is
+    // counted once 5 s have passed; every fresh form below is posted at
     // once.
-    ctx.wait_out(Duration::from_millis(3200)).await;
+    ctx.wait_out(Duration::from_millis(5200)).await;
 
     ctx.step("the aged forms, their token as the field and as X-Csrf-Token");
     let expired = |class: Csrf| match class {

@@ -1,6 +1,7 @@
 //! Humans in headless Chromium (`grantgate run --browser chromium`): one
 //! `chromedriver` per run, one WebDriver session — its own Chromium process
-//! and profile — per human browser, driven with `fantoccini`.
+//! and profile — per human browser, driven with `fantoccini`; wiped and
+//! reused by a later trial's human once its trial ends.
 //!
 //! What the browser does itself: it renders the page (its text is the DOM's
 //! `innerText`), keeps cookies as Chromium does (`HttpOnly`, `SameSite`),
@@ -55,13 +56,16 @@ pub struct Driver {
     /// `Chromium 156.0.8078.114`, as `chromium --version` says.
     pub version: String,
     profiles: AtomicU64,
-    /// Browsers started ahead of need: a Chromium takes a second or more to
-    /// start, so the next human's is started while this one works.
+    /// Browsers ready for the next human: started ahead of need (a Chromium
+    /// takes a second or more to start), or wiped after an earlier trial.
     spare: tokio::sync::Mutex<Vec<fantoccini::Client>>,
 }
 
 /// Browsers [`Driver`] keeps started ahead of need.
 const SPARE: usize = 2;
+
+/// Browsers [`Driver`] keeps at most, started ahead or wiped for reuse.
+const POOL: usize = 16;
 
 /// `name` on `PATH`, or the path an environment variable names.
 fn find(var: &str, names: &[&str]) -> Option<PathBuf> {
@@ -111,12 +115,14 @@ impl Driver {
             .join(" ");
         let dir = crate::sweep::owned_tempdir("grantgate-stack-browser-")
             .map_err(|e| HarnessError::process("browser", format!("browser directory: {e}")))?;
-        // Chromium dies with chromedriver, however chromedriver dies.
+        // Chromium dies with chromedriver, however chromedriver dies. Its
+        // first tab is blank: given no URL (chromedriver gives none), it opens
+        // the new-tab page, hundreds of requests that starve a dozen browsers.
         let launcher = dir.path().join("chromium");
         std::fs::write(
             &launcher,
             format!(
-                "#!/bin/sh\nexec {} --pdeathsig KILL -- {} \"$@\"\n",
+                "#!/bin/sh\nexec {} --pdeathsig KILL -- {} \"$@\" about:blank\n",
                 shell_quote(&setpriv),
                 shell_quote(&chromium)
             ),
@@ -220,6 +226,54 @@ impl Driver {
         Ok(client)
     }
 
+    /// Takes back a human's browser at the end of its trial: wiped of all a
+    /// site can observe (cookies, cache, storage of every origin it showed,
+    /// its page) it waits for the next human, as a fresh profile would;
+    /// a browser that cannot be wiped, or one too many, is closed.
+    async fn give_back(&self, client: fantoccini::Client, origins: Vec<String>) {
+        let wiped = async {
+            let windows = client.windows().await.map_err(|_| ())?;
+            if windows.len() != 1 || self.spare.lock().await.len() >= POOL {
+                return Err(());
+            }
+            client.goto("about:blank").await.map_err(|_| ())?;
+            let cdp = |cmd: &'static str, params: Value| {
+                client.issue_cmd(Raw {
+                    path: "goog/cdp/execute",
+                    body: json!({"cmd": cmd, "params": params}),
+                })
+            };
+            cdp("Network.clearBrowserCookies", json!({}))
+                .await
+                .map_err(|_| ())?;
+            cdp("Network.clearBrowserCache", json!({}))
+                .await
+                .map_err(|_| ())?;
+            for origin in origins {
+                cdp(
+                    "Storage.clearDataForOrigin",
+                    json!({"origin": origin, "storageTypes": "all"}),
+                )
+                .await
+                .map_err(|_| ())?;
+            }
+            // The network log of the wiping goes too.
+            client
+                .issue_cmd(Raw {
+                    path: "se/log",
+                    body: json!({"type": "performance"}),
+                })
+                .await
+                .map_err(|_| ())
+        };
+        match wiped.await {
+            Ok(_) => self.spare.lock().await.push(client),
+            Err(()) => {
+                let _ = client.close().await;
+            }
+        }
+    }
+
     /// Stops chromedriver and every Chromium it started.
     pub async fn stop(&self) {
         for client in self.spare.lock().await.drain(..) {
@@ -258,6 +312,8 @@ pub struct Tab {
     /// One navigation at a time: a person has one tab, and scenarios that
     /// act concurrently in one browser take turns here.
     turn: tokio::sync::Mutex<()>,
+    /// Every origin the browser showed a page of, wiped before its reuse.
+    origins: std::sync::Mutex<Vec<String>>,
 }
 
 /// What the browser shows after a navigation.
@@ -312,6 +368,7 @@ impl Tab {
             client: tokio::sync::OnceCell::new(),
             doc: AtomicU64::new(0),
             turn: tokio::sync::Mutex::new(()),
+            origins: Default::default(),
         }
     }
 
@@ -319,10 +376,13 @@ impl Tab {
         self.client.get_or_try_init(|| self.driver.take()).await
     }
 
-    /// Closes the browser (its Chromium ends).
+    /// Ends this human's use of the browser: the driver wipes it for
+    /// another human, or closes it.
     pub async fn close(&self) {
         if let Some(client) = self.client.get() {
-            let _ = client.clone().close().await;
+            let origins =
+                std::mem::take(&mut *self.origins.lock().unwrap_or_else(|e| e.into_inner()));
+            self.driver.give_back(client.clone(), origins).await;
         }
     }
 
@@ -549,6 +609,15 @@ impl Tab {
             .ok_or_else(|| Abort::errored("browser: the page has no URL"))?;
         let part = |i: usize| page[i].as_str().unwrap_or("").to_owned();
         let (status, redirects) = navigation(&self.drain_log().await?);
+        {
+            let mut origins = self.origins.lock().unwrap_or_else(|e| e.into_inner());
+            for seen in redirects.iter().map(|(_, u)| u).chain([&url]) {
+                let origin = seen.origin().ascii_serialization();
+                if seen.scheme().starts_with("http") && !origins.contains(&origin) {
+                    origins.push(origin);
+                }
+            }
+        }
         Ok(Shown {
             status: status.unwrap_or(0),
             url,
