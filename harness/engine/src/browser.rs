@@ -240,12 +240,7 @@ impl Driver {
                 return Err(());
             }
             client.goto("about:blank").await.map_err(|_| ())?;
-            let cdp = |cmd: &'static str, params: Value| {
-                client.issue_cmd(Raw {
-                    path: "goog/cdp/execute",
-                    body: json!({"cmd": cmd, "params": params}),
-                })
-            };
+            let cdp = |cmd, params| cdp(&client, cmd, params);
             cdp("Network.clearBrowserCookies", json!({}))
                 .await
                 .map_err(|_| ())?;
@@ -253,22 +248,14 @@ impl Driver {
                 .await
                 .map_err(|_| ())?;
             for origin in origins {
-                cdp(
-                    "Storage.clearDataForOrigin",
-                    // (Cookies, which go by host and not by origin, went above.)
-                    json!({"origin": origin, "storageTypes": STORAGE}),
-                )
-                .await
-                .map_err(|_| ())?;
+                // (Cookies, which go by host and not by origin, went above.)
+                let params = json!({"origin": origin, "storageTypes": STORAGE});
+                cdp("Storage.clearDataForOrigin", params)
+                    .await
+                    .map_err(|_| ())?;
             }
             // The network log of the wiping goes too.
-            client
-                .issue_cmd(Raw {
-                    path: "se/log",
-                    body: json!({"type": "performance"}),
-                })
-                .await
-                .map_err(|_| ())
+            network_log(&client).await.map_err(|_| ())
         };
         match wiped.await {
             Ok(_) => self.spare.lock().await.push(client),
@@ -360,6 +347,32 @@ impl WebDriverCompatibleCommand for Raw {
     }
 }
 
+/// A Chrome DevTools command in `client`'s browser.
+async fn cdp(
+    client: &fantoccini::Client,
+    cmd: &str,
+    params: Value,
+) -> Result<Value, fantoccini::error::CmdError> {
+    let body = json!({"cmd": cmd, "params": params});
+    client
+        .issue_cmd(Raw {
+            path: "goog/cdp/execute",
+            body,
+        })
+        .await
+}
+
+/// Chromium's network log since the last read, emptying it.
+async fn network_log(client: &fantoccini::Client) -> Result<Value, fantoccini::error::CmdError> {
+    let body = json!({"type": "performance"});
+    client
+        .issue_cmd(Raw {
+            path: "se/log",
+            body,
+        })
+        .await
+}
+
 fn browser_error(what: &str) -> impl Fn(fantoccini::error::CmdError) -> Abort + '_ {
     move |e| Abort::errored(format!("browser: {what}: {e}"))
 }
@@ -406,12 +419,7 @@ impl Tab {
 
     /// A Chrome DevTools command (cookies as the browser holds them).
     pub async fn cdp(&self, cmd: &str, params: Value) -> Step<Value> {
-        self.client()
-            .await?
-            .issue_cmd(Raw {
-                path: "goog/cdp/execute",
-                body: json!({"cmd": cmd, "params": params}),
-            })
+        cdp(self.client().await?, cmd, params)
             .await
             .map_err(browser_error(cmd))
     }
@@ -582,13 +590,7 @@ impl Tab {
 
     /// Empties the network log, so that the next read holds one navigation.
     async fn drain_log(&self) -> Step<Vec<Value>> {
-        let log = self
-            .client()
-            .await?
-            .issue_cmd(Raw {
-                path: "se/log",
-                body: json!({"type": "performance"}),
-            })
+        let log = network_log(self.client().await?)
             .await
             .map_err(browser_error("reading the network log"))?;
         Ok(log.as_array().cloned().unwrap_or_default())
