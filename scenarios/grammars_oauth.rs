@@ -28,6 +28,9 @@ pub(crate) const R1: &str = "http://grantgate.example/oauth/cb";
 pub(crate) const R2: &str = "http://grantgate.example/oauth/cb2";
 /// The URI of another application.
 pub(crate) const RB: &str = "http://grantgate.example/other/cb";
+/// A URI with a query of its own, which a redirect to it keeps (RFC 6749
+/// §3.1.2: "MUST be retained when adding additional query parameters").
+const RQ: &str = "http://grantgate.example/oauth/cb?app=grantgate";
 /// The scopes a consent asks for by default.
 pub(crate) const FULL_SCOPE: &str = "read:repository write:issue";
 
@@ -362,7 +365,9 @@ struct Tamper {
 /// redirect with a code to a URI registered for the page's client only;
 /// a code obtained so is never redeemed by the verifier a tampered
 /// challenge would accept, nor by the tampered client. `granted` other
-/// than `true` never brings a code. The intact form brings one to R1.
+/// than `true` never brings a code. The intact form brings one to R1; for
+/// an application whose redirect URI has a query, to that URI with its
+/// query kept and `code` and `state` added.
 #[scenario(Grammars, parity, clauses = ["S9.consent.decision", "S9.consent.redirect", "S9.authorize.refusals", "S9.token.code-binding"])]
 async fn consent_decision_grammar(ctx: &mut Ctx) -> Outcome {
     ctx.step("two applications are registered; alice signs in");
@@ -538,6 +543,47 @@ async fn consent_decision_grammar(ctx: &mut Ctx) -> Outcome {
             );
         }
     }
+
+    ctx.step("alice consents for an application whose redirect URI has a query");
+    let c = ctx.oauth_app(&[RQ.to_owned()]).await?;
+    let verifier = oauth::verifier();
+    ctx.register_secret(&verifier);
+    let state = unminted_state(ctx);
+    let url = Request::new(&c, RQ, &oauth::s256(&verifier), &state).url(ctx.core_url())?;
+    let form = alice.consent_form(&url, true).await?;
+    let answer = alice.send(&form).await?;
+    let to = answer
+        .header("location")
+        .filter(|_| (300..400).contains(&answer.status))
+        .and_then(|l| form.action.join(&l).ok());
+    let pairs: Vec<(String, String)> = to
+        .as_ref()
+        .map(|u| u.query_pairs().into_owned().collect())
+        .unwrap_or_default();
+    let value = |name: &str| pairs.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+    if let Some(code) = value("code") {
+        ctx.register_secret(code);
+    }
+    let base = |u: &Url| (u.origin(), u.path().to_owned());
+    let registered: Url = RQ
+        .parse()
+        .map_err(|e| Abort::errored(format!("{RQ}: {e}")))?;
+    table.check(
+        "intact, a redirect URI with a query",
+        to.as_ref().map(base) == Some(base(&registered))
+            && value("app").is_some_and(|v| v == "grantgate")
+            && value("code").is_some()
+            && value("state") == Some(&state),
+        format!(
+            "{} to {}",
+            answer.status,
+            to.clone().map_or("nowhere".into(), |mut u| {
+                u.set_query(None);
+                let names: Vec<_> = pairs.iter().map(|(n, _)| n.as_str()).collect();
+                format!("{u} with {}", names.join(", "))
+            })
+        ),
+    );
     let cases = table.finish(ctx)?;
     ctx.observe("cases", &cases);
     Ok(())

@@ -307,6 +307,9 @@ mod catalogue {
         /// The consent decision trusts the posted `redirect_uri` (the
         /// authorize page still checks it).
         OauthConsentTrustsForm,
+        /// The consent redirect appends `?code=…` to the redirect URI even
+        /// when it has a query: that query's last value swallows the code.
+        RedirectQueryIgnored,
         /// A consent grants every requested Forgejo scope, not only the two offered.
         OauthScopeUnfiltered,
         /// Envelope patterns refuse `.git` only in lowercase.
@@ -325,7 +328,7 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 102] = [
+    pub const ALL: [(Fault, &str); 103] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -494,6 +497,7 @@ mod catalogue {
             "oauth-response-type-unchecked",
         ),
         (Fault::OauthConsentTrustsForm, "oauth-consent-trusts-form"),
+        (Fault::RedirectQueryIgnored, "redirect-query-ignored"),
         (Fault::OauthScopeUnfiltered, "oauth-scope-unfiltered"),
         (
             Fault::EnvelopeGitCaseSensitive,

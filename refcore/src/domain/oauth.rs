@@ -266,6 +266,7 @@ pub fn redirect_to_client(redirect_uri: &str, params: &[(&str, &str)]) -> String
     let query = query.finish();
     let separator = match redirect_uri.find('?') {
         None => "?",
+        Some(_) if fault!(RedirectQueryIgnored) => "?",
         Some(_) if redirect_uri.ends_with('?') || redirect_uri.ends_with('&') => "",
         Some(_) => "&",
     };
