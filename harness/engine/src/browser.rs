@@ -257,9 +257,10 @@ impl Driver {
             // The network log of the wiping goes too.
             network_log(&client).await.map_err(|_| ())
         };
-        match wiped.await {
-            Ok(_) => self.spare.lock().await.push(client),
-            Err(()) => {
+        // (A browser that does not answer within a page load is not kept.)
+        match tokio::time::timeout(PAGE_LOAD, wiped).await {
+            Ok(Ok(_)) => self.spare.lock().await.push(client),
+            _ => {
                 let _ = client.close().await;
             }
         }
