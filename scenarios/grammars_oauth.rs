@@ -165,6 +165,14 @@ fn authorize_cases(
         Refused,
     );
     case("no client_id", good.with("client_id", None), Refused);
+    // NUL is in no client's id; it reaches no database either (spec §2: the
+    // same answer on every backend).
+    let nul_id = format!("{a}\u{0}");
+    case(
+        "a client_id with NUL",
+        good.with("client_id", Some(&nul_id)),
+        Refused,
+    );
     case(
         "an empty client_id",
         good.with("client_id", Some("")),

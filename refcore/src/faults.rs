@@ -115,6 +115,9 @@ mod catalogue {
         /// A Basic login with NUL is looked up in the database, where
         /// PostgreSQL refuses it: 500 instead of 401.
         BasicNulReachesDatabase,
+        /// An authorize `client_id` with NUL is looked up in the database,
+        /// where PostgreSQL refuses it: 500 instead of a 400 page.
+        ClientIdNulReachesDatabase,
         /// A clamped grant list computes `Link` from the requested limit.
         ClampWithoutContinuation,
         /// The grant list's `X-Total-Count` counts this page only.
@@ -328,7 +331,7 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 103] = [
+    pub const ALL: [(Fault, &str); 104] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -372,6 +375,10 @@ mod catalogue {
         ),
         (Fault::NulAcceptedOnSqlite, "nul-accepted-on-sqlite"),
         (Fault::BasicNulReachesDatabase, "basic-nul-reaches-database"),
+        (
+            Fault::ClientIdNulReachesDatabase,
+            "client-id-nul-reaches-database",
+        ),
         (Fault::ApproveKeepsState, "approve-keeps-state"),
         (Fault::PagesAcceptApiTokens, "pages-accept-api-tokens"),
         (Fault::StateFilterIgnored, "state-filter-ignored"),
@@ -532,20 +539,22 @@ mod catalogue {
             })
     }
 
-    /// The one backend a fault is active on, if it is backend-specific. The
-    /// NUL fault models a check that only ran where PostgreSQL would have
-    /// failed anyway: on PostgreSQL it stays inactive.
     /// Whether only a real browser shows the fault: its self-test pass runs
     /// with `--browser chromium`.
     pub(super) fn needs_browser(fault: Fault) -> bool {
         fault == Fault::DecisionButtonOutsideForm
     }
 
+    /// The one backend a fault is active on, if it is backend-specific. The
+    /// NUL fault models a check that only ran where PostgreSQL would have
+    /// failed anyway: on PostgreSQL it stays inactive.
     pub(super) fn only_on(fault: Fault) -> Option<Backend> {
         match fault {
             Fault::NulAcceptedOnSqlite => Some(Backend::Sqlite),
             // SQLite stores NUL in text: only PostgreSQL errs on it.
-            Fault::BasicNulReachesDatabase => Some(Backend::Postgres),
+            Fault::BasicNulReachesDatabase | Fault::ClientIdNulReachesDatabase => {
+                Some(Backend::Postgres)
+            }
             _ => None,
         }
     }

@@ -58,10 +58,7 @@ async fn agent_grant(
 /// Whether the `admin-reads-any-grant` fault serves a read of a grant that
 /// is not the caller's to a repository admin.
 fn admin_reads_any_grant(needed: Permission, perm: Permission) -> bool {
-    if !fault!(AdminReadsAnyGrant) {
-        return false;
-    }
-    needed == Permission::Read && perm == Permission::Admin
+    fault!(AdminReadsAnyGrant) && needed == Permission::Read && perm == Permission::Admin
 }
 
 /// `GET /repos/{owner}/{repo}/agent-work-grants/{id}`.
@@ -279,14 +276,12 @@ pub async fn submit(
             .map_or((existing.title.as_str(), existing.body.as_str()), |i| {
                 (i.title.as_str(), i.body.as_str())
             });
-        let first_raw = if fault!(ReplayComparesRawBytes) {
-            raw_digests::first(grant.id, &request.request_key)
+        let changed = if fault!(ReplayComparesRawBytes)
+            && let Some(first) = raw_digests::first(grant.id, &request.request_key)
+        {
+            request.raw_digest.as_deref() != Some(first.as_str())
         } else {
-            None
-        };
-        let changed = match first_raw {
-            Some(first) => request.raw_digest.as_deref() != Some(first.as_str()),
-            None => title != request.title || body != request.body,
+            title != request.title || body != request.body
         };
         if changed && !fault!(ChangedPayloadAccepted) {
             return Err(AppError::conflict(

@@ -71,7 +71,9 @@ pub async fn authorize(db: &Db, raw: &RawRequest<'_>) -> Result<Authorization, A
         .client_id
         .filter(|c| !c.is_empty())
         .ok_or_else(|| AppError::bad_request("client_id is required"))?;
-    let app = if client_id.len() <= oauth::MAX_CLIENT_ID_BYTES && !client_id.contains('\0') {
+    let app = if client_id.len() <= oauth::MAX_CLIENT_ID_BYTES
+        && (!client_id.contains('\0') || fault!(ClientIdNulReachesDatabase))
+    {
         let mut conn = db.conn().await?;
         db::oauth::app_by_client_id(&mut conn, client_id).await?
     } else {
