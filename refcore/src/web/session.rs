@@ -139,18 +139,20 @@ impl Session {
             }
             _ => false,
         };
-        // Signed in without a session: only by an API credential, under the fault.
-        let by_api_credential =
-            fault!(PagesAcceptApiTokens) && self.id.is_none() && self.user.is_some();
-        if ok || fault!(CsrfUnchecked) || by_api_credential {
-            Ok(())
-        } else {
-            Err(AppError::bad_request(
-                "The form's security token is missing, expired or belongs to another session. \
-                 Reload the page and try again.",
-            )
-            .into())
+        if ok || fault!(CsrfUnchecked) {
+            return Ok(());
         }
+        // Signed in without a session: only by an API credential, under the fault.
+        if fault!(PagesAcceptApiTokens)
+            && let (None, Some(_)) = (&self.id, &self.user)
+        {
+            return Ok(());
+        }
+        Err(AppError::bad_request(
+            "The form's security token is missing, expired or belongs to another session. \
+             Reload the page and try again.",
+        )
+        .into())
     }
 }
 
