@@ -409,38 +409,41 @@ const TOOLS: [&str; 9] = [
 
 /// The HTTP transport refuses MCP request bodies over 1 MiB (spec §6) and
 /// serves one of exactly 1 MiB: an `initialize` of 1,048,577 bytes is
-/// refused with a 4xx and opens no session; the same of 1,048,576 bytes is
-/// served.
+/// refused with a 4xx, or with the connection closed before it is read
+/// whole (RFC 9110 §15.5.14), and opens no session; the same of 1,048,576
+/// bytes is served.
 #[scenario(AdapterInputs, parity, clauses = ["S6.http.body-limit"])]
 async fn oversized_request_refused(ctx: &mut Ctx) -> Outcome {
     const MIB: usize = 1024 * 1024;
     ctx.step("lab-bot's adapter starts");
     let bot = ctx.bot(LAB_BOT).await?;
-    let mut seen = Vec::new();
-    for size in [MIB + 1, MIB] {
-        ctx.step(&format!("an initialize of {size} bytes"));
-        let answer = bot.post_mcp(&[], padded_initialize(size)).await?;
-        if size > MIB {
-            ctx.expect(
-                "it is refused",
-                (400..500).contains(&answer.status),
-                &format!("status {}", answer.status),
-            )?;
-            ctx.expect(
-                "no MCP session is opened for it",
-                answer.header("mcp-session-id").is_none(),
-                "an Mcp-Session-Id came back",
-            )?;
-        } else {
-            ctx.expect(
-                "it is served",
-                (200..300).contains(&answer.status),
-                &format!("status {}", answer.status),
-            )?;
-        }
-        seen.push((size, answer.status));
+    ctx.step(&format!("an initialize of {} bytes", MIB + 1));
+    // No answer at all when the connection closed mid-body: refused too.
+    let oversized = bot
+        .post_mcp_refusable(&[], padded_initialize(MIB + 1))
+        .await?;
+    if let Some(answer) = &oversized {
+        ctx.expect(
+            "it is refused",
+            (400..500).contains(&answer.status),
+            &format!("status {}", answer.status),
+        )?;
+        ctx.expect(
+            "no MCP session is opened for it",
+            answer.header("mcp-session-id").is_none(),
+            "an Mcp-Session-Id came back",
+        )?;
     }
-    ctx.observe("statuses", &seen);
+    ctx.step(&format!("an initialize of {MIB} bytes"));
+    let answer = bot.post_mcp(&[], padded_initialize(MIB)).await?;
+    ctx.expect(
+        "it is served",
+        (200..300).contains(&answer.status),
+        &format!("status {}", answer.status),
+    )?;
+    // (Whether the refusal came as a 4xx or a closed connection is the
+    // transport's timing, not the backend's: not compared.)
+    ctx.observe("served", &answer.status);
     Ok(())
 }
 

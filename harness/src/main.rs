@@ -773,7 +773,9 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         .filter(args.filter)
         .jobs(args.jobs.unwrap_or_else(default_jobs))
         .report_dir(args.report_dir)
-        .postgres_url(args.postgres_url);
+        .postgres_url(args.postgres_url)
+        // As `run`: the real-browser scenarios in Chromium when installed.
+        .real_browser_scenarios(grantgate_engine::browser::installed());
     let config = args.bounds.apply(config).build();
     let bins = grantgate_engine::binaries::locate_faults(
         args.core_bin.as_deref(),

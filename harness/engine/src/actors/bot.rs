@@ -468,6 +468,28 @@ impl Bot {
         headers: &[(&str, &str)],
         body: Value,
     ) -> Step<super::http::Answer> {
+        let (client, request) = self.mcp_request(headers, body)?;
+        super::http::exchange(&client, &self.inner.journal, &self.inner.login, request).await
+    }
+
+    /// [`Bot::post_mcp`] for a body the adapter may refuse before reading
+    /// it whole: `None` when it closed the connection while the body was
+    /// being sent.
+    pub async fn post_mcp_refusable(
+        &self,
+        headers: &[(&str, &str)],
+        body: Value,
+    ) -> Step<Option<super::http::Answer>> {
+        let (client, request) = self.mcp_request(headers, body)?;
+        super::http::exchange_refusable(&client, &self.inner.journal, &self.inner.login, request)
+            .await
+    }
+
+    fn mcp_request(
+        &self,
+        headers: &[(&str, &str)],
+        body: Value,
+    ) -> Step<(reqwest::Client, reqwest::Request)> {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -482,7 +504,7 @@ impl Bot {
         let request = request
             .build()
             .map_err(|e| Abort::errored(format!("MCP request: {e}")))?;
-        super::http::exchange(&client, &self.inner.journal, &self.inner.login, request).await
+        Ok((client, request))
     }
 
     /// The Core URL the adapter forwards to.

@@ -148,6 +148,36 @@ pub async fn exchange(
     actor: &str,
     request: reqwest::Request,
 ) -> Step<Answer> {
+    sent(client, journal, actor, request)
+        .await
+        .map_err(|(abort, _)| abort)
+}
+
+/// As [`exchange`], for a request the server may refuse before reading it
+/// whole: the connection closed while its body was still being written is
+/// `None` (RFC 9110 §15.5.14: a server refusing a request as too large "MAY
+/// close the connection").
+pub async fn exchange_refusable(
+    client: &reqwest::Client,
+    journal: &Journal,
+    actor: &str,
+    request: reqwest::Request,
+) -> Step<Option<Answer>> {
+    match sent(client, journal, actor, request).await {
+        Ok(answer) => Ok(Some(answer)),
+        Err((_, true)) => Ok(None),
+        Err((abort, false)) => Err(abort),
+    }
+}
+
+/// [`exchange`]'s work; a failure says whether the connection closed while
+/// the body was being written.
+async fn sent(
+    client: &reqwest::Client,
+    journal: &Journal,
+    actor: &str,
+    request: reqwest::Request,
+) -> Result<Answer, (Abort, bool)> {
     let method = request.method().as_str().to_owned();
     let url = request.url().to_string();
     let request_headers = headers_of(request.headers());
@@ -158,7 +188,10 @@ pub async fn exchange(
         .unwrap_or_default();
     let started = Instant::now();
     let answer = tokio::time::timeout(EXCHANGE_TIMEOUT, async {
-        let no_answer = |e: reqwest::Error| format!("no answer from the Core: {}", transport_cause(&e));
+        let no_answer = |e: reqwest::Error| {
+            let text = format!("no answer from the Core: {}", transport_cause(&e));
+            (text, closed_while_sending(&e))
+        };
         let mut resp = client.execute(request).await.map_err(no_answer)?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
@@ -169,12 +202,12 @@ pub async fn exchange(
             )
         };
         if resp.content_length().is_some_and(|n| n > limit as u64) {
-            return Err(too_large());
+            return Err((too_large(), false));
         }
         let mut bytes = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(no_answer)? {
             if bytes.len() + chunk.len() > limit {
-                return Err(too_large());
+                return Err((too_large(), false));
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -185,7 +218,7 @@ pub async fn exchange(
                 (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
             }
         };
-        Ok::<_, String>(Answer {
+        Ok::<_, (String, bool)>(Answer {
             status,
             url: url.clone(),
             headers,
@@ -195,9 +228,8 @@ pub async fn exchange(
     })
     .await
     .unwrap_or_else(|_| {
-        Err(format!(
-            "no answer from the Core: no complete answer within {EXCHANGE_TIMEOUT:?}"
-        ))
+        let text = format!("no answer from the Core: no complete answer within {EXCHANGE_TIMEOUT:?}");
+        Err((text, false))
     });
     let mut record = Exchange {
         actor: actor.to_owned(),
@@ -219,12 +251,28 @@ pub async fn exchange(
             journal.exchange(record);
             Ok(answer)
         }
-        Err(e) => {
+        Err((e, closed)) => {
             record.response_body = format!("transport error: {e}");
             journal.exchange(record);
-            Err(Abort::failed(format!("{method} {url}: {e}")))
+            Err((Abort::failed(format!("{method} {url}: {e}")), closed))
         }
     }
+}
+
+/// Whether writing the request failed because the peer had closed the
+/// connection (EPIPE: only a write sees it).
+fn closed_while_sending(e: &reqwest::Error) -> bool {
+    let mut source: Option<&dyn std::error::Error> = Some(e);
+    while let Some(err) = source {
+        if err
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            return true;
+        }
+        source = err.source();
+    }
+    false
 }
 
 /// Why a request got no answer, from the whole error chain (reqwest's own
