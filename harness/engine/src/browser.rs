@@ -348,6 +348,19 @@ impl WebDriverCompatibleCommand for Raw {
     }
 }
 
+/// Whether `script` answers `true` in the page within [`PAGE_LOAD`], asked
+/// every 20 ms (an answer that is an error, as during a navigation, is a no).
+async fn loaded(client: &fantoccini::Client, script: &str) -> bool {
+    let deadline = tokio::time::Instant::now() + PAGE_LOAD;
+    while tokio::time::Instant::now() <= deadline {
+        if matches!(client.execute(script, vec![]).await, Ok(Value::Bool(true))) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
 /// A Chrome DevTools command in `client`'s browser.
 async fn cdp(
     client: &fantoccini::Client,
@@ -529,23 +542,14 @@ impl Tab {
             .await
             .map_err(|e| Abort::errored(format!("the browser could not open {url}: {e}")))?;
         let want = origin.ascii_serialization();
-        let deadline = tokio::time::Instant::now() + PAGE_LOAD;
-        loop {
-            let state = client
-                .execute("return [location.origin, document.readyState];", vec![])
-                .await;
-            if let Ok(v) = state
-                && v[0] == want.as_str()
-                && v[1] == "complete"
-            {
-                break;
-            }
-            if tokio::time::Instant::now() > deadline {
-                return Err(Abort::failed(format!(
-                    "the page at {url} did not lead to {want} within {PAGE_LOAD:?}"
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let script = format!(
+            "return location.origin === {} && document.readyState === 'complete';",
+            json!(want)
+        );
+        if !loaded(client, &script).await {
+            return Err(Abort::failed(format!(
+                "the page at {url} did not lead to {want} within {PAGE_LOAD:?}"
+            )));
         }
         self.shown(started).await
     }
@@ -568,23 +572,12 @@ impl Tab {
             .click()
             .await
             .map_err(|e| Abort::failed(format!("clicking the form's button: {e}")))?;
-        let deadline = tokio::time::Instant::now() + PAGE_LOAD;
-        loop {
-            let state = client
-                .execute(
-                    "return window.__grantgate_old === undefined && document.readyState === 'complete';",
-                    vec![],
-                )
-                .await;
-            if matches!(state, Ok(Value::Bool(true))) {
-                break;
-            }
-            if tokio::time::Instant::now() > deadline {
-                return Err(Abort::failed(format!(
-                    "clicking the form's button led to no new page within {PAGE_LOAD:?}"
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        let script =
+            "return window.__grantgate_old === undefined && document.readyState === 'complete';";
+        if !loaded(client, script).await {
+            return Err(Abort::failed(format!(
+                "clicking the form's button led to no new page within {PAGE_LOAD:?}"
+            )));
         }
         self.shown(started).await
     }

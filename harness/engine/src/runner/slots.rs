@@ -34,15 +34,7 @@ impl Slot {
     /// slot a finished trial frees goes to a trial already queued here
     /// before a new trial starts.
     pub(crate) async fn idle(&self, d: Duration) {
-        drop(self.held.lock().unwrap().take());
-        tokio::time::sleep(d).await;
-        let permit = self
-            .pool
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("never closed");
-        *self.held.lock().unwrap() = Some(permit);
+        self.lend_while(tokio::time::sleep(d)).await
     }
 }
 
