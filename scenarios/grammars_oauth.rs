@@ -426,6 +426,11 @@ async fn consent_decision_grammar(ctx: &mut Ctx) -> Outcome {
             must_not_redeem: None,
         },
         Tamper {
+            what: "client_id with NUL",
+            set: vec![("client_id", some(&format!("{a}\u{0}")))],
+            must_not_redeem: None,
+        },
+        Tamper {
             what: "code_challenge removed",
             set: vec![("code_challenge", None)],
             must_not_redeem: Some(oauth::verifier()),

@@ -143,7 +143,7 @@ async fn token_grammar(ctx: &mut Ctx) -> Outcome {
     alice.login().await?;
     let a = a.as_str();
     let mut cases: Vec<(String, Fields, &[&str])> = Vec::new();
-    let n = 27;
+    let n = 28;
     ctx.step(&format!(
         "alice consents {n} times to one application, once to the other"
     ));
@@ -221,6 +221,9 @@ async fn token_grammar(ctx: &mut Ctx) -> Outcome {
         Some("grantgate-no-such-client"),
     );
     case("an unknown client_id", f, CLIENT);
+    // NUL is in no client's id, on every backend (spec §2).
+    let f = with(right(&next(), a), "client_id", Some(&format!("{a}\u{0}")));
+    case("a client_id with NUL", f, CLIENT);
     case(
         "no client_id",
         with(right(&next(), a), "client_id", None),
