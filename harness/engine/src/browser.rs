@@ -595,14 +595,17 @@ impl Tab {
     async fn shown(&self, started: std::time::Instant) -> Step<Shown> {
         let client = self.client().await?;
         let doc = self.doc.fetch_add(1, Ordering::SeqCst) + 1;
+        // The page is bounded in the page, before WebDriver carries it here.
+        let limit = crate::limits::body_limit();
         let page = client
-            .execute(
-                "return [document.documentElement ? document.documentElement.outerHTML : '', \
-                 document.body ? document.body.innerText : '', document.title, location.href];",
-                vec![],
-            )
+            .execute(READ_PAGE, vec![json!(limit)])
             .await
             .map_err(browser_error("reading the page"))?;
+        if page.get(4).is_some() {
+            return Err(Abort::failed(format!(
+                "the page is larger than the harness's limit of {limit} characters (--max-body)"
+            )));
+        }
         let url: url::Url = page[3]
             .as_str()
             .and_then(|u| u.parse().ok())
@@ -670,6 +673,17 @@ fn navigation(log: &[Value]) -> (Option<u16>, Vec<(u16, url::Url)>) {
     }
     (status, redirects)
 }
+
+/// The page shown: `[outerHTML, innerText, title, URL]`, or those four and
+/// `true` when the HTML and text together exceed `arguments[0]` characters
+/// (then both empty).
+const READ_PAGE: &str = r#"
+const html = document.documentElement ? document.documentElement.outerHTML : '';
+const text = document.body ? document.body.innerText : '';
+const title = document.title.slice(0, 4096);
+if (html.length + text.length > arguments[0]) return ['', '', title, location.href, true];
+return [html, text, title, location.href];
+"#;
 
 /// Fills form `arguments[0]` so that clicking its submit button
 /// `arguments[1]` sends `arguments[2]`, and marks that button.
@@ -858,6 +872,39 @@ mod tests {
             .unwrap();
         assert_eq!(bob.script(stored, vec![]).await.unwrap(), Value::Null);
         bob.close().await;
+        driver.stop().await;
+    }
+
+    /// A page whose DOM outgrows the harness's body limit fails the step
+    /// in the page: it is never carried to the harness whole.
+    #[tokio::test]
+    async fn a_page_over_the_body_limit_is_refused_unread() {
+        crate::chromium::chromium(); // fails naming the install command
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let site = format!("http://{}/", listener.local_addr().unwrap());
+        let over = crate::limits::DEFAULT_BODY_LIMIT + 1;
+        let page = format!(
+            "<p id=p></p><script>document.getElementById('p').textContent = 'x'.repeat({over})</script>"
+        );
+        let app = axum::Router::new().route(
+            "/",
+            axum::routing::get(move || async move { axum::response::Html(page) }),
+        );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let driver = Driver::start().await.unwrap();
+        let tab = Tab::new(driver.clone());
+        let refused = tab
+            .goto(&site.parse().unwrap())
+            .await
+            .err()
+            .expect("refused");
+        assert!(
+            refused
+                .to_string()
+                .contains("larger than the harness's limit"),
+            "{refused}"
+        );
+        tab.close().await;
         driver.stop().await;
     }
 }
