@@ -220,7 +220,9 @@ async fn lost_confirm_settled_by_readback(ctx: &mut Ctx) -> Outcome {
 /// `limit` the adapter asks, so the Core's own items, `X-Total-Count` and
 /// `Link` answer for 10) still yields all 31 pending grants through the
 /// adapter, each once, in 10 + 10 + 10 + 1, every page asked with
-/// `limit=30` as a fresh request.
+/// `limit=30` as a fresh request. Continuation comes "from `X-Total-Count` /
+/// `Link`": with `Link` stripped, at width 30 and at 10, what the count
+/// settles must hold ([`walk_without_link`]).
 #[scenario(AdapterInputs, parity, clauses = ["S6.list.continuation", "S6.list.no-follow"])]
 async fn clamped_pages_yield_every_grant(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 31).await?;
@@ -281,5 +283,89 @@ async fn clamped_pages_yield_every_grant(ctx: &mut Ctx) -> Outcome {
         )?;
     }
     ctx.observe("pages", &shapes);
+
+    let mut linkless = Vec::new();
+    for width in [None, Some(CLAMPED)] {
+        let at = width.map_or("30".into(), |w| w.to_string());
+        ctx.step(&format!(
+            "lab-bot pages again, the Core sending no Link, at width {at}"
+        ));
+        linkless.push(walk_without_link(ctx, &bot, &proxy, width, None, &ids).await?);
+    }
+    ctx.step("lab-bot confirms one grant and lists awaiting_human, the Core sending no Link");
+    let first = GrantRef {
+        owner: "alice".into(),
+        repo: "lab".into(),
+        id: ids[0],
+    };
+    let proposal = bot.read_proposal(&first).await?;
+    ctx.expect_tool_ok("confirm", &bot.confirm(&first, &proposal).await?)?;
+    let one = [ids[0]];
+    let state = Some(state::AWAITING_HUMAN);
+    linkless.push(walk_without_link(ctx, &bot, &proxy, None, state, &one).await?);
+    ctx.observe("pages without Link", &linkless);
     Ok(())
+}
+
+/// Pages through lab-bot's grants (in `state`, which hold exactly `ids`)
+/// while the proxy strips `Link` (and clamps to `width`). From `X-Total-Count`
+/// alone a full page of a narrow Core and a short last page can look alike,
+/// so only what the count settles is required of page `p` with `r` of `T`
+/// grants: page 1 with `r < T` has more; `p * r >= T` or `r = 0` has none
+/// (every page before was at least as wide); `next_page` is `p + 1` exactly
+/// when there is more. Following `has_more` yields every grant once, within
+/// one page more than the Core holds. An adapter may also refuse a Link-less
+/// answer as malformed (a tool error, nothing published): the Core broke
+/// §3's headers. Returns each page as `(grants, has_more)`, or the error code.
+async fn walk_without_link(
+    ctx: &Ctx,
+    bot: &Bot,
+    proxy: &FaultProxy,
+    width: Option<u32>,
+    state: Option<&str>,
+    ids: &[i64],
+) -> Step<Vec<Value>> {
+    let total = ids.len();
+    let pages = total.div_ceil(width.map_or(30, |w| w as usize)) as i64 + 1;
+    let total = total as i64;
+    let mut shapes = Vec::new();
+    let mut read = Vec::new();
+    for page in 1..=pages {
+        proxy.inject("GET", LIST, Fault::DropLink(width));
+        let reply = bot.list_grants(Some(page), state).await?;
+        if reply.is_error {
+            shapes.push(json!(reply.error_code()));
+            return Ok(shapes);
+        }
+        let list = reply.list()?;
+        let what = format!("page {page} without Link");
+        let r = list.grants.len() as i64;
+        shapes.push(json!([r, list.has_more]));
+        ctx.expect_eq(&format!("{what}: its number"), list.page, page)?;
+        let next = list.has_more.then_some(page + 1);
+        ctx.expect_eq(&format!("{what}: next_page"), list.next_page, next)?;
+        if page == 1 && r < total {
+            ctx.expect(
+                &format!("{what}: {r} of {total}, more follow"),
+                list.has_more,
+                "has_more false",
+            )?;
+        }
+        if r == 0 || page * r >= total {
+            ctx.expect(
+                &format!("{what}: {r} of {total}, nothing follows"),
+                !list.has_more,
+                "has_more true",
+            )?;
+        }
+        read.extend(list.ids());
+        if !list.has_more {
+            expect_exactly(ctx, "the pages without Link", &read, ids)?;
+            return Ok(shapes);
+        }
+    }
+    Err(Abort::failed(format!(
+        "without Link, still has_more after {pages} pages of {total} grants: {}",
+        json!(shapes)
+    )))
 }

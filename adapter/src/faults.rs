@@ -109,6 +109,8 @@ mod catalogue {
         AdapterDropsUnknownInput,
         /// A list page shorter than 30 is taken as the last one.
         AdapterAssumesFullPages,
+        /// A list answer without `Link` is taken as the last page.
+        AdapterLinklessEnds,
         /// The HTTP transport serves a request whatever its `Origin`.
         AdapterIgnoresOrigin,
         /// The HTTP transport takes MCP request bodies of any size.
@@ -139,7 +141,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 24] = [
+    pub const ALL: [(Fault, &str); 25] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -169,6 +171,7 @@ mod catalogue {
             "adapter-drops-unknown-input",
         ),
         (Fault::AdapterAssumesFullPages, "adapter-assumes-full-pages"),
+        (Fault::AdapterLinklessEnds, "adapter-linkless-ends"),
         (Fault::AdapterIgnoresOrigin, "adapter-ignores-origin"),
         (Fault::AdapterNoBodyLimit, "adapter-no-body-limit"),
         (

@@ -78,6 +78,7 @@ pub fn continuation(
         }
     };
     let has_more = has_more && !(fault!(AdapterAssumesFullPages) && returned < LIMIT);
+    let has_more = has_more && !(fault!(AdapterLinklessEnds) && link.is_none());
     // The last representable page has no successor, whatever the headers say.
     let has_more = has_more && page < i64::MAX;
     Ok(Continuation {

@@ -47,6 +47,10 @@ pub enum Fault {
     /// Core's own answer (items, `X-Total-Count`, `Link`) is then exactly
     /// that of a Core whose page maximum is this width.
     ClampLimit(u32),
+    /// Forward (with the query's `limit` lowered to this width first, when
+    /// given) and strip `Link` from the answer: a Core that pages by
+    /// `X-Total-Count` alone.
+    DropLink(Option<u32>),
 }
 
 /// A canned answer for [`Fault::Respond`].
@@ -320,7 +324,7 @@ impl Forward {
                 .unwrap_or_else(|_| http::Response::new(Body::empty())));
         }
         let mut parts = parts;
-        if let Fault::ClampLimit(width) = &fault {
+        if let Fault::ClampLimit(width) | Fault::DropLink(Some(width)) = &fault {
             parts.uri = clamp_limit(&parts.uri, *width);
         }
         let (status, headers, body) = match self.send(parts, body).await {
@@ -337,10 +341,13 @@ impl Forward {
         // What the Core really answered holds its secrets (a token), whatever
         // the fault then puts in its place.
         self.register_oauth(index, &body);
+        let drop_link = matches!(fault, Fault::DropLink(_));
         let (status, body) = match fault {
-            Fault::Pass | Fault::Redirect(_) | Fault::Respond(_) | Fault::ClampLimit(_) => {
-                (status, body)
-            }
+            Fault::Pass
+            | Fault::Redirect(_)
+            | Fault::Respond(_)
+            | Fault::ClampLimit(_)
+            | Fault::DropLink(_) => (status, body),
             Fault::DropResponse => return Err(Dropped),
             Fault::MalformedJson => (status, Bytes::from_static(MALFORMED_JSON.as_bytes())),
             Fault::ReplaceBody(bytes) => (status, bytes),
@@ -353,7 +360,7 @@ impl Forward {
         self.answered(index, status, &body);
         let mut builder = http::Response::builder().status(status);
         for (name, value) in headers.iter() {
-            if !is_hop_header(name.as_str()) {
+            if !is_hop_header(name.as_str()) && !(drop_link && name == http::header::LINK) {
                 builder = builder.header(name, value);
             }
         }
