@@ -82,7 +82,8 @@ async fn malformed_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
 }
 
 /// A well-formed success body for another request key, another grant,
-/// another repository, another submitter or another Issue repository
+/// another repository, another submitter or another Issue repository, or
+/// with a grant no Core can hold (`state_revision` 0: §2 starts it at 1),
 /// publishes no receipt: submit is `delivery_uncertain` after exactly one
 /// POST, readback is `malformed_response`.
 #[scenario(AdapterFaults, parity, clauses = ["S6.results.consistent"])]
@@ -106,7 +107,7 @@ async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     // everything else (the key included) is what the bot sent. The first is
     // the true receipt of the first submission, under its own key.
     let elsewhere = grant.id + 1000;
-    let cases: [(&str, Vec<(&str, Value)>); 5] = [
+    let cases: [(&str, Vec<(&str, Value)>); 6] = [
         ("another request key", vec![]),
         (
             "another grant",
@@ -132,6 +133,10 @@ async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
         (
             "an Issue of another repository",
             vec![("/submission/issue/repository_id", json!(issue_repo + 1000))],
+        ),
+        (
+            "a grant at state_revision 0",
+            vec![("/grant/state_revision", json!(0))],
         ),
     ];
     let mut submitted = Vec::new();
@@ -177,7 +182,7 @@ async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     )?;
     ctx.expect_eq("every fault was used", proxy.pending_faults(), 0)?;
 
-    expect_all_committed(ctx, &bot, &grant, &submitted, 6).await?;
+    expect_all_committed(ctx, &bot, &grant, &submitted, 7).await?;
     ctx.observe("the readback error", &read.error);
     Ok(())
 }

@@ -103,6 +103,9 @@ mod catalogue {
         AdapterForwardsWrongCredential,
         /// Submit and readback publish a receipt without the consistency check.
         AdapterPublishesInconsistentReceipt,
+        /// The Core's ids, indexes and revisions need only be integers (0 and
+        /// negatives pass the consistency check).
+        AdapterAcceptsNonPositiveIntegers,
         /// Submit takes `requestId` or `request_id` as another name for `request_key`.
         AdapterAcceptsRequestId,
         /// An unknown input is dropped and the call forwarded without it.
@@ -141,7 +144,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 25] = [
+    pub const ALL: [(Fault, &str); 26] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -164,6 +167,10 @@ mod catalogue {
         (
             Fault::AdapterPublishesInconsistentReceipt,
             "adapter-publishes-inconsistent-receipt",
+        ),
+        (
+            Fault::AdapterAcceptsNonPositiveIntegers,
+            "adapter-accepts-non-positive-integers",
         ),
         (Fault::AdapterAcceptsRequestId, "adapter-accepts-request-id"),
         (
