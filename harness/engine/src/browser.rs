@@ -35,7 +35,7 @@ const PAGE_LOAD: Duration = Duration::from_secs(15);
 const DRIVER_START: Duration = Duration::from_secs(20);
 
 /// The install command named when Chromium or chromedriver is missing.
-pub const INSTALL: &str = "apt-get install chromium chromium-driver";
+pub const INSTALL: &str = "apt-get install chromium chromium-driver chromium-headless-shell";
 
 /// Which browser humans use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -111,11 +111,14 @@ impl Driver {
             .arg("--version")
             .output()
             .map_err(|e| missing(&format!("a Chromium that starts ({e})")))?;
-        let version = String::from_utf8_lossy(&version.stdout)
+        let mut version = String::from_utf8_lossy(&version.stdout)
             .split_whitespace()
             .take(2)
             .collect::<Vec<_>>()
             .join(" ");
+        if chromium.to_string_lossy().contains("headless-shell") {
+            version.push_str(" (headless shell)");
+        }
         let dir = crate::sweep::owned_tempdir("grantgate-stack-browser-")
             .map_err(|e| HarnessError::process("browser", format!("browser directory: {e}")))?;
         // Chromium dies with chromedriver, however chromedriver dies. Its
