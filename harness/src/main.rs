@@ -287,7 +287,7 @@ struct RunArgs {
     runtime: RuntimeKind,
     /// What the humans use: `http` (HTTP-level: forms posted as a browser
     /// posts them) or `chromium` (headless Chromium through chromedriver;
-    /// `apt-get install chromium chromium-driver`), which also runs the
+    /// `apt-get install chromium chromium-driver chromium-headless-shell`), which also runs the
     /// scenarios only a real browser can (HttpOnly, SameSite, clicks).
     #[arg(long, value_enum, default_value = "http", env = "GRANTGATE_BROWSER")]
     browser: grantgate_engine::browser::BrowserKind,
