@@ -292,17 +292,30 @@ async fn clamped_pages_yield_every_grant(ctx: &mut Ctx) -> Outcome {
         ));
         linkless.push(walk_without_link(ctx, &bot, &proxy, width, None, &ids).await?);
     }
-    ctx.step("lab-bot confirms one grant and lists awaiting_human, the Core sending no Link");
-    let first = GrantRef {
-        owner: "alice".into(),
-        repo: "lab".into(),
-        id: ids[0],
-    };
-    let proposal = bot.read_proposal(&first).await?;
-    ctx.expect_tool_ok("confirm", &bot.confirm(&first, &proposal).await?)?;
-    let one = [ids[0]];
+    ctx.step("lab-bot confirms two grants and lists awaiting_human, the Core sending no Link");
+    for &id in &ids[..2] {
+        let grant = GrantRef {
+            owner: "alice".into(),
+            repo: "lab".into(),
+            id,
+        };
+        let proposal = bot.read_proposal(&grant).await?;
+        ctx.expect_tool_ok("confirm", &bot.confirm(&grant, &proposal).await?)?;
+    }
     let state = Some(state::AWAITING_HUMAN);
-    linkless.push(walk_without_link(ctx, &bot, &proxy, None, state, &one).await?);
+    for width in [None, Some(1)] {
+        linkless.push(walk_without_link(ctx, &bot, &proxy, width, state, &ids[..2]).await?);
+    }
+    // Full pages after the first: 60 grants end on page 2, 61 go on.
+    let mut ids = ids;
+    for more in [29, 1] {
+        ids.extend(prepared(ctx, more).await?);
+        ctx.step(&format!(
+            "lab-bot pages through {} grants, the Core sending no Link",
+            ids.len()
+        ));
+        linkless.push(walk_without_link(ctx, &bot, &proxy, None, None, &ids).await?);
+    }
     ctx.observe("pages without Link", &linkless);
     Ok(())
 }
@@ -312,8 +325,9 @@ async fn clamped_pages_yield_every_grant(ctx: &mut Ctx) -> Outcome {
 /// alone a full page of a narrow Core and a short last page can look alike,
 /// so only what the count settles is required of page `p` with `r` of `T`
 /// grants: page 1 with `r < T` has more; `p * r >= T` or `r = 0` has none
-/// (every page before was at least as wide); `next_page` is `p + 1` exactly
-/// when there is more. Following `has_more` yields every grant once, within
+/// (every page before was at least as wide); a page of the 30 asked is full
+/// (a Core never answers more than asked), so it has more exactly when
+/// `T > 30 p`; `next_page` is `p + 1` exactly when there is more. Following `has_more` yields every grant once, within
 /// one page more than the Core holds. An adapter may also refuse a Link-less
 /// answer as malformed (a tool error, nothing published): the Core broke
 /// §3's headers. Returns each page as `(grants, has_more)`, or the error code.
@@ -349,6 +363,14 @@ async fn walk_without_link(
                 &format!("{what}: {r} of {total}, more follow"),
                 list.has_more,
                 "has_more false",
+            )?;
+        }
+        if r == 30 {
+            let more = total > 30 * page;
+            ctx.expect_eq(
+                &format!("{what}: a full page, has_more"),
+                list.has_more,
+                more,
             )?;
         }
         if r == 0 || page * r >= total {
