@@ -83,9 +83,10 @@ async fn malformed_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
 
 /// A well-formed success body for another request key, another grant,
 /// another repository, another submitter or another Issue repository, or
-/// with a grant no Core can hold (`state_revision` 0: §2 starts it at 1),
-/// publishes no receipt: submit is `delivery_uncertain` after exactly one
-/// POST, readback is `malformed_response`.
+/// with a grant of another proposal than the triple sent, or a grant no Core
+/// can hold (`state_revision` 0: §2 starts it at 1; a digest not in
+/// lowercase hex), publishes no receipt: submit is `delivery_uncertain` after
+/// exactly one POST, readback is `malformed_response`.
 #[scenario(AdapterFaults, parity, clauses = ["S6.results.consistent"])]
 async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Inconsistent answers").await?;
@@ -107,7 +108,7 @@ async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     // everything else (the key included) is what the bot sent. The first is
     // the true receipt of the first submission, under its own key.
     let elsewhere = grant.id + 1000;
-    let cases: [(&str, Vec<(&str, Value)>); 6] = [
+    let cases: [(&str, Vec<(&str, Value)>); 7] = [
         ("another request key", vec![]),
         (
             "another grant",
@@ -137,6 +138,10 @@ async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
         (
             "a grant at state_revision 0",
             vec![("/grant/state_revision", json!(0))],
+        ),
+        (
+            "a grant of another proposal",
+            vec![("/grant/proposal/digest", json!("0".repeat(64)))],
         ),
     ];
     let mut submitted = Vec::new();
@@ -180,9 +185,26 @@ async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
         "malformed_response",
         Some(200),
     )?;
+
+    ctx.step("a readback whose grant's digest is in upper case publishes no receipt");
+    let mut upper = truth.clone();
+    let digest = truth["grant"]["proposal"]["digest"].as_str().unwrap_or("");
+    set(
+        &mut upper,
+        "/grant/proposal/digest",
+        json!(digest.to_uppercase()),
+    )?;
+    proxy.inject(
+        "GET",
+        READBACK,
+        Fault::ReplaceBody(upper.to_string().into()),
+    );
+    let upper = bot.submission(&grant, &first.request_key).await?;
+    let what = "a readback with an upper-case digest";
+    expect_no_receipt(ctx, what, &upper, "malformed_response", Some(200))?;
     ctx.expect_eq("every fault was used", proxy.pending_faults(), 0)?;
 
-    expect_all_committed(ctx, &bot, &grant, &submitted, 7).await?;
+    expect_all_committed(ctx, &bot, &grant, &submitted, 8).await?;
     ctx.observe("the readback error", &read.error);
     Ok(())
 }
