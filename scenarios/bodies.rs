@@ -28,8 +28,9 @@ fn large_body() -> String {
 
 /// An Issue body of the maximal 262,144 bytes — multi-byte text, CRLF,
 /// markup — submitted through the adapter reads back byte for byte, posted
-/// by the bot and bound to the grant, through the adapter, the native API
-/// and the HTML page.
+/// by the bot and bound to the grant, through the adapter (its readback,
+/// `get_issue`, and `list_issues` with four more such Issues: a page over
+/// 1 MiB), the native API and the HTML page.
 #[scenario(Lifecycle, parity, clauses = ["S3.submit.size", "S2.text.whole", "S6.text.whole", "S4.issue-page"])]
 async fn large_body_read_back(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
@@ -76,6 +77,41 @@ async fn large_body_read_back(ctx: &mut Ctx) -> Outcome {
             grant_id: grant.id,
             request_key: submission.request_key.clone(),
         }),
+    )?;
+
+    ctx.step("lab-bot reads it with get_issue: the whole body");
+    let (owner, repo) = (&grant.owner, &grant.repo);
+    let index = receipt.issue.index;
+    let reply = bot
+        .call(
+            "get_issue",
+            json!({"owner": owner, "repo": repo, "index": index}),
+        )
+        .await?;
+    ctx.expect_tool_ok("get_issue", &reply)?;
+    let read = reply.issue()?;
+    ctx.expect(
+        "get_issue: body byte for byte",
+        read.body == body,
+        &format!("{} bytes back of {}", read.body.len(), body.len()),
+    )?;
+
+    // Four more: one list page of five is over 1 MiB, and still passed whole.
+    ctx.step("lab-bot opens four more with create_issue; list_issues gives all five whole");
+    for n in 1..=4 {
+        let args =
+            json!({"owner": owner, "repo": repo, "title": format!("{TITLE} {n}"), "body": body});
+        ctx.expect_tool_ok("create_issue", &bot.call("create_issue", args).await?)?;
+    }
+    let reply = bot
+        .call("list_issues", json!({"owner": owner, "repo": repo}))
+        .await?;
+    ctx.expect_tool_ok("list_issues", &reply)?;
+    let bodies: Vec<usize> = reply.issues()?.iter().map(|i| i.body.len()).collect();
+    ctx.expect_eq(
+        "list_issues: five whole bodies",
+        bodies,
+        vec![body.len(); 5],
     )?;
 
     ctx.step("alice reads the Issue page: poster, whole body, grant marker");

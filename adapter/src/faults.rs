@@ -118,6 +118,8 @@ mod catalogue {
         AdapterIgnoresOrigin,
         /// The HTTP transport takes MCP request bodies of any size.
         AdapterNoBodyLimit,
+        /// A Core's answer is read up to 1 MiB only.
+        AdapterReadsOneMebibyte,
         /// Only the newest revision with an `initialize` is served: a
         /// 2025-06-18 client is answered with 2025-11-25.
         AdapterDropsOldRevisions,
@@ -144,7 +146,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 26] = [
+    pub const ALL: [(Fault, &str); 27] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -181,6 +183,7 @@ mod catalogue {
         (Fault::AdapterLinklessEnds, "adapter-linkless-ends"),
         (Fault::AdapterIgnoresOrigin, "adapter-ignores-origin"),
         (Fault::AdapterNoBodyLimit, "adapter-no-body-limit"),
+        (Fault::AdapterReadsOneMebibyte, "adapter-reads-one-mebibyte"),
         (
             Fault::AdapterDropsOldRevisions,
             "adapter-drops-old-revisions",

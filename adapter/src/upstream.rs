@@ -257,7 +257,12 @@ impl Upstream {
             .filter_map(|v| v.to_str().ok())
             .collect();
         let link = (!links.is_empty()).then(|| links.join(", "));
-        let bytes = match read_body(response, MAX_BODY_BYTES).await {
+        let limit = if fault!(AdapterReadsOneMebibyte) {
+            1 << 20
+        } else {
+            MAX_BODY_BYTES
+        };
+        let bytes = match read_body(response, limit).await {
             Ok(bytes) => bytes,
             Err(why) => {
                 tracing::warn!(%method, %path, why, "upstream body failed");
