@@ -330,16 +330,25 @@ async fn denied_consent_ends_the_call(ctx: &mut Ctx) -> Outcome {
 
 /// A failed exchange ends the call with `consent_failed` after exactly one
 /// token POST and never resumes it: the token answer lost on the way
-/// (session A), or garbled (session B).
-#[scenario(Consent, parity, clauses = ["S9.adapter.outcomes", "S9.callback.exchange"])]
+/// (session A), garbled (session B), or a `307` back to the token endpoint
+/// itself (session C: no redirect is followed, §6, and a `307` would repeat
+/// the POST).
+#[scenario(Consent, parity, clauses = ["S9.adapter.outcomes", "S9.callback.exchange", "S6.no-redirects"])]
 async fn failed_consent_exchange_never_resumes(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
     let alice = ctx.human(CONSENTER)?;
     let b = bot.another_session().await?;
-    let cases: [(&str, &Bot, Fault); 2] = [
+    let c = bot.another_session().await?;
+    let again = format!("{}{}", ctx.proxy().await?.url(), oauth::TOKEN);
+    let cases: [(&str, &Bot, Fault); 3] = [
         ("the token answer is lost", &bot, Fault::DropResponse),
         ("the token answer is garbled", &b, Fault::MalformedJson),
+        (
+            "the token answer redirects to itself",
+            &c,
+            Fault::Respond(Canned::redirect(307, &again)),
+        ),
     ];
     for (i, (what, session, fault)) in cases.into_iter().enumerate() {
         let (pending, url) = park(ctx, session, what).await?;
