@@ -339,8 +339,10 @@ async fn foreign_origin_refused(ctx: &mut Ctx) -> Outcome {
 /// The revisions spec §6 names are served: a client that asks for
 /// 2025-06-18 or 2025-11-25 in its `initialize` gets that revision back (as
 /// MCP's lifecycle requires of a server that supports it), a session, and
-/// then every tool of §6 in `tools/list`.
-#[scenario(AdapterInputs, parity, clauses = ["S6.revisions", "S6.tools.public", "S6.tools.grant"])]
+/// then every tool of §6 in `tools/list`. A session the client ends with
+/// `DELETE` is gone: MCP's Streamable HTTP answers a request under it 404
+/// (a server may also refuse the `DELETE` with 405 and keep it).
+#[scenario(AdapterInputs, parity, clauses = ["S6.revisions", "S6.tools.public", "S6.tools.grant", "S6.transports"])]
 async fn protocol_revisions_served(ctx: &mut Ctx) -> Outcome {
     ctx.step("lab-bot's adapter starts");
     let bot = ctx.bot(LAB_BOT).await?;
@@ -389,7 +391,20 @@ async fn protocol_revisions_served(ctx: &mut Ctx) -> Outcome {
             missing.is_empty(),
             &format!("missing {missing:?} (status {})", tools.status),
         )?;
-        ctx.observe(&format!("revision {version}"), &(init.status, agreed));
+        ctx.step("the client ends its session with DELETE, then asks under it again");
+        let ended = bot.delete_mcp(&headers).await?;
+        let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+        let after = bot.post_mcp(&headers, list).await?;
+        if ended.status != 405 {
+            ctx.expect(
+                "DELETE ends the session",
+                (200..300).contains(&ended.status),
+                &format!("status {}", ended.status),
+            )?;
+            ctx.expect_status("a request under the ended session", after.status, 404)?;
+        }
+        let statuses = (init.status, agreed, ended.status, after.status);
+        ctx.observe(&format!("revision {version}"), &statuses);
     }
     Ok(())
 }

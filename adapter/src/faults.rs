@@ -123,6 +123,8 @@ mod catalogue {
         /// Only the newest revision with an `initialize` is served: a
         /// 2025-06-18 client is answered with 2025-11-25.
         AdapterDropsOldRevisions,
+        /// Every `Mcp-Session-Id` counts as a live session, an ended one too.
+        AdapterKnowsEverySession,
         /// The callback stores the token for every session and wakes every parked call.
         ConsentStateUnbound,
         /// A spent state stays valid: a replayed callback exchanges again.
@@ -146,7 +148,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 27] = [
+    pub const ALL: [(Fault, &str); 28] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -187,6 +189,10 @@ mod catalogue {
         (
             Fault::AdapterDropsOldRevisions,
             "adapter-drops-old-revisions",
+        ),
+        (
+            Fault::AdapterKnowsEverySession,
+            "adapter-knows-every-session",
         ),
         (Fault::ConsentStateUnbound, "consent-state-unbound"),
         (Fault::ConsentStateReusable, "consent-state-reusable"),

@@ -22,6 +22,7 @@ use rmcp::transport::{
 };
 
 use super::Consent;
+use crate::faults::fault;
 
 /// rmcp's local session manager, telling consent mode about created and closed sessions.
 #[derive(Debug, Default)]
@@ -63,6 +64,9 @@ impl SessionManager for Sessions {
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        if fault!(AdapterKnowsEverySession) {
+            return Ok(true);
+        }
         self.inner.has_session(id).await
     }
 

@@ -468,7 +468,14 @@ impl Bot {
         headers: &[(&str, &str)],
         body: Value,
     ) -> Step<super::http::Answer> {
-        let (client, request) = self.mcp_request(headers, body)?;
+        let (client, request) = self.mcp_request(reqwest::Method::POST, headers, Some(body))?;
+        super::http::exchange(&client, &self.inner.journal, &self.inner.login, request).await
+    }
+
+    /// An HTTP `DELETE` of the adapter's endpoint with `headers` (a client
+    /// ending its session by hand), recorded like any HTTP exchange.
+    pub async fn delete_mcp(&self, headers: &[(&str, &str)]) -> Step<super::http::Answer> {
+        let (client, request) = self.mcp_request(reqwest::Method::DELETE, headers, None)?;
         super::http::exchange(&client, &self.inner.journal, &self.inner.login, request).await
     }
 
@@ -480,24 +487,27 @@ impl Bot {
         headers: &[(&str, &str)],
         body: Value,
     ) -> Step<Option<super::http::Answer>> {
-        let (client, request) = self.mcp_request(headers, body)?;
+        let (client, request) = self.mcp_request(reqwest::Method::POST, headers, Some(body))?;
         super::http::exchange_refusable(&client, &self.inner.journal, &self.inner.login, request)
             .await
     }
 
     fn mcp_request(
         &self,
+        method: reqwest::Method,
         headers: &[(&str, &str)],
-        body: Value,
+        body: Option<Value>,
     ) -> Step<(reqwest::Client, reqwest::Request)> {
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| Abort::errored(format!("HTTP client: {e}")))?;
         let mut request = client
-            .post(&self.inner.mcp_url)
-            .header("Accept", "application/json, text/event-stream")
-            .json(&body);
+            .request(method, &self.inner.mcp_url)
+            .header("Accept", "application/json, text/event-stream");
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
