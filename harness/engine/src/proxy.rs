@@ -360,7 +360,8 @@ impl Forward {
         self.answered(index, status, &body);
         let mut builder = http::Response::builder().status(status);
         for (name, value) in headers.iter() {
-            if !is_hop_header(name.as_str()) && !(drop_link && name == http::header::LINK) {
+            let dropped = drop_link && name == http::header::LINK;
+            if !is_hop_header(name.as_str()) && !dropped {
                 builder = builder.header(name, value);
             }
         }
