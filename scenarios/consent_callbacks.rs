@@ -330,9 +330,10 @@ async fn denied_consent_ends_the_call(ctx: &mut Ctx) -> Outcome {
 
 /// A failed exchange ends the call with `consent_failed` after exactly one
 /// token POST and never resumes it: the token answer lost on the way
-/// (session A), garbled (session B), or a `307` back to the token endpoint
+/// (session A), garbled (session B), a `307` back to the token endpoint
 /// itself (session C: no redirect is followed, §6, and a `307` would repeat
-/// the POST).
+/// the POST), or a token of type `mac` (session D: §9's answer is a bearer
+/// token, and RFC 6749 §7.1 forbids using a type the client does not know).
 #[scenario(Consent, parity, clauses = ["S9.adapter.outcomes", "S9.callback.exchange", "S6.no-redirects"])]
 async fn failed_consent_exchange_never_resumes(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
@@ -340,14 +341,23 @@ async fn failed_consent_exchange_never_resumes(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human(CONSENTER)?;
     let b = bot.another_session().await?;
     let c = bot.another_session().await?;
+    let d = bot.another_session().await?;
     let again = format!("{}{}", ctx.proxy().await?.url(), oauth::TOKEN);
-    let cases: [(&str, &Bot, Fault); 3] = [
+    // RFC 6749 §7.1: a client must not use a token whose type it does not know.
+    let mac =
+        json!({"access_token": "grantgate-mac-token", "token_type": "mac", "expires_in": 3600});
+    let cases: [(&str, &Bot, Fault); 4] = [
         ("the token answer is lost", &bot, Fault::DropResponse),
         ("the token answer is garbled", &b, Fault::MalformedJson),
         (
             "the token answer redirects to itself",
             &c,
             Fault::Respond(Canned::redirect(307, &again)),
+        ),
+        (
+            "the token is of type mac",
+            &d,
+            Fault::ReplaceBody(mac.to_string().into()),
         ),
     ];
     for (i, (what, session, fault)) in cases.into_iter().enumerate() {

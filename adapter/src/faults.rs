@@ -145,10 +145,14 @@ mod catalogue {
         ConsentSessionEndForgetsNothing,
         /// In consent mode a request's bearer counts for nothing: the call asks for consent.
         ConsentIgnoresBearer,
+        /// The token answer is read up to 1 KiB only.
+        ConsentSmallTokenAnswer,
+        /// A token of any `token_type` is used as a bearer token.
+        ConsentAnyTokenType,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 28] = [
+    pub const ALL: [(Fault, &str); 30] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -213,6 +217,8 @@ mod catalogue {
             "consent-session-end-forgets-nothing",
         ),
         (Fault::ConsentIgnoresBearer, "consent-ignores-bearer"),
+        (Fault::ConsentSmallTokenAnswer, "consent-small-token-answer"),
+        (Fault::ConsentAnyTokenType, "consent-any-token-type"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use super::store::{Claim, Consent};
 use crate::{
     config::is_header_token,
+    faults::fault,
     upstream::{read_body, send_failure},
 };
 
@@ -73,7 +74,12 @@ pub async fn exchange(consent: &Consent, claim: &Claim, code: &str) -> Result<Gr
     if status != 200 {
         return Err(Refusal::Upstream);
     }
-    let body = read_body(response, MAX_BODY_BYTES).await.map_err(|why| {
+    let limit = if fault!(ConsentSmallTokenAnswer) {
+        1024
+    } else {
+        MAX_BODY_BYTES
+    };
+    let body = read_body(response, limit).await.map_err(|why| {
         tracing::warn!(why, "consent: the token answer failed");
         Refusal::Upstream
     })?;
@@ -81,7 +87,8 @@ pub async fn exchange(consent: &Consent, claim: &Claim, code: &str) -> Result<Gr
         tracing::warn!("consent: the token answer is not the expected JSON");
         Refusal::Upstream
     })?;
-    if !is_header_token(&answer.access_token) || !answer.token_type.eq_ignore_ascii_case("bearer") {
+    let bearer = answer.token_type.eq_ignore_ascii_case("bearer") || fault!(ConsentAnyTokenType);
+    if !is_header_token(&answer.access_token) || !bearer {
         tracing::warn!("consent: the token answer has no usable bearer token");
         return Err(Refusal::Upstream);
     }

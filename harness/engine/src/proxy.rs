@@ -51,6 +51,10 @@ pub enum Fault {
     /// given) and strip `Link` from the answer: a Core that pages by
     /// `X-Total-Count` alone.
     DropLink(Option<u32>),
+    /// Forward, then add to the answer's JSON object a member of this name
+    /// whose value is a string of this many bytes (a Core's answer may hold
+    /// members the contract does not name).
+    ExtraMember(String, usize),
 }
 
 /// A canned answer for [`Fault::Respond`].
@@ -351,6 +355,7 @@ impl Forward {
             Fault::DropResponse => return Err(Dropped),
             Fault::MalformedJson => (status, Bytes::from_static(MALFORMED_JSON.as_bytes())),
             Fault::ReplaceBody(bytes) => (status, bytes),
+            Fault::ExtraMember(name, size) => (status, with_member(&body, name, size)),
             Fault::Status(code) => (code, body),
             Fault::Delay(d) => {
                 tokio::time::sleep(d).await;
@@ -476,6 +481,17 @@ impl Forward {
 
 /// `uri` with its `limit` query parameter lowered to at most `width`; every
 /// other parameter is kept, in order.
+/// `body` with a member `name` of `size` bytes added, if it is a JSON object.
+fn with_member(body: &Bytes, name: String, size: usize) -> Bytes {
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(mut object)) => {
+            object.insert(name, "x".repeat(size).into());
+            serde_json::Value::Object(object).to_string().into()
+        }
+        _ => body.clone(),
+    }
+}
+
 fn clamp_limit(uri: &http::Uri, width: u32) -> http::Uri {
     let Some(query) = uri.query() else {
         return uri.clone();
