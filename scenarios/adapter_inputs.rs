@@ -339,7 +339,8 @@ async fn foreign_origin_refused(ctx: &mut Ctx) -> Outcome {
 /// The revisions spec §6 names are served: a client that asks for
 /// 2025-06-18 or 2025-11-25 in its `initialize` gets that revision back (as
 /// MCP's lifecycle requires of a server that supports it), a session, and
-/// then every tool of §6 in `tools/list`. A session the client ends with
+/// then every tool of §6 in `tools/list`, each grant tool's `inputSchema`
+/// naming exactly its inputs in §6's table. A session the client ends with
 /// `DELETE` is gone: MCP's Streamable HTTP answers a request under it 404
 /// (a server may also refuse the `DELETE` with 405 and keep it).
 #[scenario(AdapterInputs, parity, clauses = ["S6.revisions", "S6.tools.public", "S6.tools.grant", "S6.transports"])]
@@ -375,12 +376,31 @@ async fn protocol_revisions_served(ctx: &mut Ctx) -> Outcome {
         )?;
         let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
         let tools = bot.post_mcp(&headers, list).await?;
-        let names: Vec<String> = rpc_message(&tools)
+        let listed = rpc_message(&tools)
             .and_then(|m| m["result"]["tools"].as_array().cloned())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        let names: Vec<String> = listed
             .iter()
             .filter_map(|t| t["name"].as_str().map(str::to_owned))
             .collect();
+        // A client fills a tool's arguments from its inputSchema: each grant
+        // tool's properties are its inputs in spec §6's table, no fewer and
+        // (unknown inputs being refused) no more.
+        for (tool, inputs) in GRANT_TOOL_INPUTS {
+            let schema = listed.iter().find(|t| t["name"] == *tool);
+            let mut properties: Vec<&str> = schema
+                .and_then(|t| t["inputSchema"]["properties"].as_object())
+                .map(|p| p.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            properties.sort_unstable();
+            let mut inputs = inputs.to_vec();
+            inputs.sort_unstable();
+            ctx.expect_eq(
+                &format!("{tool}: inputSchema properties"),
+                properties,
+                inputs,
+            )?;
+        }
         let missing: Vec<&str> = TOOLS
             .iter()
             .copied()
@@ -408,6 +428,41 @@ async fn protocol_revisions_served(ctx: &mut Ctx) -> Outcome {
     }
     Ok(())
 }
+
+/// The grant tools' inputs, as spec §6's table gives them.
+const GRANT_TOOL_INPUTS: [(&str, &[&str]); 5] = [
+    ("list_agent_work_grants", &["page", "state"]),
+    ("get_agent_work_grant", &["owner", "repo", "grant_id"]),
+    ("confirm_agent_work_grant", &CONFIRM_INPUTS),
+    (
+        "submit_agent_work_proposal",
+        &[
+            "owner",
+            "repo",
+            "grant_id",
+            "proposal_schema",
+            "proposal_version",
+            "proposal_digest",
+            "request_key",
+            "title",
+            "body",
+        ],
+    ),
+    (
+        "get_agent_work_submission",
+        &["owner", "repo", "grant_id", "request_key"],
+    ),
+];
+
+/// `confirm_agent_work_grant`'s inputs.
+const CONFIRM_INPUTS: [&str; 6] = [
+    "owner",
+    "repo",
+    "grant_id",
+    "proposal_schema",
+    "proposal_version",
+    "proposal_digest",
+];
 
 /// The nine tools of spec §6.
 const TOOLS: [&str; 9] = [

@@ -125,6 +125,9 @@ mod catalogue {
         AdapterDropsOldRevisions,
         /// Every `Mcp-Session-Id` counts as a live session, an ended one too.
         AdapterKnowsEverySession,
+        /// `get_agent_work_grant` and `confirm_agent_work_grant` list no
+        /// `owner`, `repo` or `grant_id` in their input schemas.
+        AdapterSchemaWithoutContext,
         /// The callback stores the token for every session and wakes every parked call.
         ConsentStateUnbound,
         /// A spent state stays valid: a replayed callback exchanges again.
@@ -152,7 +155,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 30] = [
+    pub const ALL: [(Fault, &str); 31] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -197,6 +200,10 @@ mod catalogue {
         (
             Fault::AdapterKnowsEverySession,
             "adapter-knows-every-session",
+        ),
+        (
+            Fault::AdapterSchemaWithoutContext,
+            "adapter-schema-without-context",
         ),
         (Fault::ConsentStateUnbound, "consent-state-unbound"),
         (Fault::ConsentStateReusable, "consent-state-reusable"),

@@ -12,6 +12,7 @@ use super::{Ctx, tool};
 use crate::{
     check::{self, Expect},
     error::ToolError,
+    faults::fault,
     pagination::{self, LIMIT},
     schema,
     upstream::Op,
@@ -23,6 +24,9 @@ const CONFIRM_ADVICE: &str = "Read the grant with get_agent_work_grant (same own
 const GRANT_ID: &str = "The grant's native id (a JSON integer).";
 
 fn context() -> Vec<(&'static str, Value)> {
+    if fault!(AdapterSchemaWithoutContext) {
+        return vec![];
+    }
     vec![
         ("owner", schema::owner()),
         ("repo", schema::repo()),
