@@ -217,8 +217,9 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
 /// Sessions A and B park on one adapter; A's code delivered with B's state
 /// is exchanged with B's verifier, which the Core refuses: B's call ends
 /// with `consent_failed` after exactly that one token POST, A stays parked,
-/// and a fresh consent for A's own state still resumes A — and only A: a
-/// third session parked meanwhile stays parked.
+/// and a fresh consent for A's own state still resumes A — and only A:
+/// eight more sessions parked meanwhile stay parked, and their states did
+/// not push A's out.
 #[scenario(Consent, parity, clauses = ["S9.callback.cross-session", "S9.adapter.outcomes"])]
 async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
@@ -263,9 +264,15 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
         0,
     )?;
 
-    ctx.step("session C parks too");
-    let c = bot.another_session().await?;
-    let (c_pending, _c_url) = park(ctx, &c, "session C").await?;
+    // A state is bound to its session and lives until used or expired
+    // (§9): however many other sessions open states meanwhile (eight here,
+    // so A's is one of nine), none of theirs pushes A's out.
+    let mut others = Vec::new();
+    for n in 1..=8 {
+        let c = bot.another_session().await?;
+        let (pending, _url) = park(ctx, &c, &format!("session C{n}")).await?;
+        others.push(pending);
+    }
 
     ctx.step("alice consents for A again; A's own callback resumes A");
     let form = alice.consent_form(a_url.url(), true).await?;
@@ -280,8 +287,8 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     // A call woken by A's consent would end within milliseconds of A's.
     sleep(std::time::Duration::from_millis(300)).await;
     ctx.expect(
-        "C stays parked: A's token serves A's session only",
-        !c_pending.is_finished(),
+        "C1–C8 stay parked: A's token serves A's session only",
+        others.iter().all(|c| !c.is_finished()),
         "finished",
     )?;
     ctx.observe("B, then A", &(b_reply.error_code(), a_reply.is_error));

@@ -134,6 +134,9 @@ mod catalogue {
         ConsentStateReusable,
         /// A state never expires (the parked call still times out).
         ConsentStateNeverExpires,
+        /// The cap of eight open states counts every session's: a ninth
+        /// state pushes out the oldest, whichever session it belongs to.
+        ConsentStatesCappedTogether,
         /// A parked call resumes when a known state arrives, before the exchange.
         ConsentResumeBeforeExchange,
         /// One PKCE verifier for every state of the process.
@@ -155,7 +158,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 31] = [
+    pub const ALL: [(Fault, &str); 32] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -210,6 +213,10 @@ mod catalogue {
         (
             Fault::ConsentStateNeverExpires,
             "consent-state-never-expires",
+        ),
+        (
+            Fault::ConsentStatesCappedTogether,
+            "consent-states-capped-together",
         ),
         (
             Fault::ConsentResumeBeforeExchange,

@@ -205,6 +205,13 @@ impl Consent {
             .filter(|(_, p)| p.session == session)
             .map(|(s, p)| (p.minted, s.clone()))
             .collect();
+        if fault!(ConsentStatesCappedTogether) {
+            own = inner
+                .states
+                .iter()
+                .map(|(s, p)| (p.minted, s.clone()))
+                .collect();
+        }
         own.sort();
         while own.len() >= MAX_STATES_PER_SESSION {
             let (_, oldest) = own.remove(0);
