@@ -34,10 +34,17 @@ pub fn find_chromium() -> Option<PathBuf> {
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     let names = ["chromium-headless-shell", "chromium", "chromium-browser"];
-    names
+    let found = names
         .iter()
         .flat_map(|n| std::env::split_paths(&path).map(move |dir| dir.join(n)))
-        .find(|p| p.is_file())
+        .find(|p| p.is_file())?;
+    // Debian's `chromium-headless-shell` is a script that runs the binary
+    // in `../lib/chromium/` without `exec`: a death signal set for the
+    // script (`setpriv --pdeathsig`, crate::browser) would not reach the
+    // browser, which would outlive a killed harness. Take the binary.
+    let name = found.file_name()?;
+    let binary = found.parent()?.parent()?.join("lib/chromium").join(name);
+    Some(if binary.is_file() { binary } else { found })
 }
 
 /// The DOM Chromium builds from the file `page` (its scripts run), as
