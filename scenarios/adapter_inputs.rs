@@ -433,7 +433,17 @@ async fn protocol_revisions_served(ctx: &mut Ctx) -> Outcome {
 const GRANT_TOOL_INPUTS: [(&str, &[&str]); 5] = [
     ("list_agent_work_grants", &["page", "state"]),
     ("get_agent_work_grant", &["owner", "repo", "grant_id"]),
-    ("confirm_agent_work_grant", &CONFIRM_INPUTS),
+    (
+        "confirm_agent_work_grant",
+        &[
+            "owner",
+            "repo",
+            "grant_id",
+            "proposal_schema",
+            "proposal_version",
+            "proposal_digest",
+        ],
+    ),
     (
         "submit_agent_work_proposal",
         &[
@@ -452,16 +462,6 @@ const GRANT_TOOL_INPUTS: [(&str, &[&str]); 5] = [
         "get_agent_work_submission",
         &["owner", "repo", "grant_id", "request_key"],
     ),
-];
-
-/// `confirm_agent_work_grant`'s inputs.
-const CONFIRM_INPUTS: [&str; 6] = [
-    "owner",
-    "repo",
-    "grant_id",
-    "proposal_schema",
-    "proposal_version",
-    "proposal_digest",
 ];
 
 /// The nine tools of spec §6.
