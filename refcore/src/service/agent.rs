@@ -249,18 +249,17 @@ pub async fn submit(
         grant: Some((grant.id, &request.request_key)),
         now: &now,
     };
-    let existing = if fault!(RequestKeyGlobal) {
+    let mut existing = if fault!(RequestKeyGlobal) {
         db::submissions::find_in_any_grant(&mut tx, &request.request_key).await?
     } else {
         db::submissions::find(&mut tx, grant.id, &request.request_key).await?
     };
-    let existing = match existing {
-        None if fault!(ReplayKeyedByPayload) => db::submissions::for_grant(&mut tx, grant.id)
+    if fault!(ReplayKeyedByPayload) && existing.is_none() {
+        existing = db::submissions::for_grant(&mut tx, grant.id)
             .await?
             .into_iter()
-            .find(|s| s.title == request.title && s.body == request.body),
-        found => found,
-    };
+            .find(|s| s.title == request.title && s.body == request.body);
+    }
     if let Some(existing) = existing {
         // Spec §10: the stored input, decoded, is what a replay is compared
         // with; the handler decoded this request, so member order,
