@@ -127,16 +127,27 @@ pub fn page_result(
     Ok(serde_json::Value::Object(result))
 }
 
-/// The page number of the `rel="next"` link, if there is one.
+/// The page number of the `rel="next"` link, if there is one. `Link` is a
+/// list of `<target>` and parameters (RFC 8288 §3): empty list elements are
+/// ignored (RFC 9110 §5.6.1.2), a quoted parameter may hold `<`, `,`, `;`
+/// and escaped quotes, and only a link's first `rel` counts (§3.3).
 fn next_page(link: &str) -> Result<Option<i64>, Reason> {
-    let mut rest = link;
     let mut next = None;
-    while let Some(open) = rest.find('<') {
-        let close = rest[open..].find('>').ok_or("Link header is malformed")? + open;
-        let target = &rest[open + 1..close];
-        let params_end = rest[close..].find('<').map_or(rest.len(), |i| i + close);
-        let params = &rest[close + 1..params_end];
-        if rels(params).any(|rel| rel.eq_ignore_ascii_case("next")) {
+    for element in split_outside(link, ',') {
+        let element = element.trim();
+        if element.is_empty() {
+            continue;
+        }
+        let (target, params) = element
+            .strip_prefix('<')
+            .and_then(|rest| rest.split_once('>'))
+            .ok_or("Link header is malformed")?;
+        let rel = split_outside(params, ';')
+            .into_iter()
+            .filter_map(|p| p.split_once('='))
+            .find(|(name, _)| name.trim().eq_ignore_ascii_case("rel"))
+            .map(|(_, value)| unquote(value.trim()));
+        if rel.is_some_and(|r| r.split_whitespace().any(|t| t.eq_ignore_ascii_case("next"))) {
             let base = Url::parse("http://link.invalid/").map_err(|e| e.to_string())?;
             let url = base
                 .join(target)
@@ -148,22 +159,44 @@ fn next_page(link: &str) -> Result<Option<i64>, Reason> {
                 .ok_or("Link rel=next has no page number")?;
             next = Some(page);
         }
-        rest = &rest[params_end..];
     }
     Ok(next)
 }
 
-/// The relation types in one link's parameters (`; rel="next last"`).
-fn rels(params: &str) -> impl Iterator<Item = &str> {
-    params
-        .split(';')
-        .filter_map(|p| {
-            let (name, value) = p.split_once('=')?;
-            name.trim()
-                .eq_ignore_ascii_case("rel")
-                .then(|| value.trim().trim_end_matches(',').trim().trim_matches('"'))
-        })
-        .flat_map(str::split_whitespace)
+/// `text` split on `sep` outside `<…>` and quoted strings.
+fn split_outside(text: &str, sep: char) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut start, mut angle, mut quote, mut escaped) = (0, false, false, false);
+    for (i, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quote => escaped = true,
+            '"' if !angle => quote = !quote,
+            '<' if !quote => angle = true,
+            '>' if !quote => angle = false,
+            c if c == sep && !angle && !quote => {
+                parts.push(&text[start..i]);
+                start = i + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// A parameter's value: a token as it is, a quoted string without its quotes
+/// and escapes (RFC 9110 §5.6.4).
+fn unquote(value: &str) -> String {
+    let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) else {
+        return value.to_owned();
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        out.extend(if c == '\\' { chars.next() } else { Some(c) });
+    }
+    out
 }
 
 #[cfg(test)]
@@ -220,6 +253,20 @@ mod tests {
         let c = continuation(i64::MAX, 5, Some(&i64::MAX.to_string()), None).unwrap();
         assert!(!c.has_more);
         assert!(continuation(i64::MAX, 30, None, Some(NEXT2)).is_err());
+    }
+
+    /// Empty list elements, a title that reads like a link, a second `rel`:
+    /// only the link's own first `rel` counts.
+    #[test]
+    fn link_is_read_as_rfc_8288_writes_it() {
+        let link = r#" , <http://c/x?limit=30&page=2>; title="page <9>; rel=\"next\", more"; rel="next LAST" , , <http://c/x?page=9>; rel="prev"; rel="next",,"#;
+        assert_eq!(next_page(link), Ok(Some(2)));
+        let c = continuation(1, 30, Some("31"), Some(link)).unwrap();
+        assert_eq!(c.next_page, Some(2));
+        let none =
+            r#"<http://c/x?page=1>; title="rel=next, <http://c/x?page=2>; rel=next"; rel=first"#;
+        assert_eq!(next_page(none), Ok(None));
+        assert!(next_page("page=2; rel=next").is_err());
     }
 
     #[test]

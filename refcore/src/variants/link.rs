@@ -1,7 +1,9 @@
 //! `link-extra`: the grant list's `Link` written as another Core may write
 //! it (RFC 8288, RFC 9110 §5.3, spec §3 List): one field line per target,
 //! relations that share a target in one `rel="first prev"`, a `self` link,
-//! `title` and `type` parameters, query parameters in another order; and
+//! `title` and `type` parameters (a title holding `<`, `>`, `;`, `,`, `=`
+//! and an escaped quote: RFC 9110 §5.6.4), query parameters in another
+//! order; and
 //! paging headers the contract does not name next to `X-Total-Count`.
 
 /// The links of a `Link` value refcore writes (`<url>; rel="r", …`), as
@@ -20,7 +22,8 @@ pub fn parse(value: &str) -> Vec<(String, String)> {
 /// The field lines of `link-extra` for refcore's `value`, on a page whose
 /// own absolute URL is `self_url`: `self` first, then one line per distinct
 /// target (relations joined, `last` written `LAST`), last target first,
-/// each with `sort=id` and its query parameters reversed, and a `title`.
+/// each with `sort=id` and its query parameters reversed, a `title` that
+/// reads like a link of its own, and two empty list elements after it.
 pub fn extra(value: &str, self_url: &str) -> Vec<String> {
     let mut targets: Vec<(String, Vec<String>)> = Vec::new();
     for (url, rel) in parse(value) {
@@ -45,7 +48,7 @@ pub fn extra(value: &str, self_url: &str) -> Vec<String> {
             })
             .collect();
         lines.push(format!(
-            "<{}>; title=\"{}, page\"; rel=\"{}\"",
+            "<{}>; title=\"{}, page <1>; rel=\\\"next\\\"\"; rel=\"{}\" , ,",
             reverse_query(&format!("{url}&sort=id")),
             rels.join(" and "),
             types.join(" ")
@@ -66,7 +69,9 @@ fn reverse_query(url: &str) -> String {
 
 /// `link-style`: relations in the order last, first, prev, next; `next` and
 /// `prev` as unquoted tokens with no space before `rel` (RFC 8288 allows
-/// both). Parameters other than `rel` do not occur in refcore's `Link`.
+/// both); empty list elements before, between and after the links, which a
+/// recipient ignores (RFC 9110 §5.6.1.2). Parameters other than `rel` do
+/// not occur in refcore's `Link`.
 pub fn restyle(value: &str) -> String {
     let links = parse(value);
     ["last", "first", "prev", "next"]
@@ -76,8 +81,9 @@ pub fn restyle(value: &str) -> String {
             "prev" | "next" => format!("<{url}>;rel={rel}"),
             _ => format!("<{url}>; rel=\"{rel}\""),
         })
+        .map(|link| format!(" ,{link} ,"))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(",")
 }
 
 #[cfg(test)]
@@ -90,8 +96,8 @@ mod tests {
                     rel=\"first\", <http://x/l?page=2&limit=30>; rel=\"last\"";
         assert_eq!(
             restyle(link),
-            "<http://x/l?page=2&limit=30>; rel=\"last\", <http://x/l?page=1&limit=30>; \
-             rel=\"first\", <http://x/l?page=2&limit=30>;rel=next"
+            " ,<http://x/l?page=2&limit=30>; rel=\"last\" ,, ,<http://x/l?page=1&limit=30>; \
+             rel=\"first\" ,, ,<http://x/l?page=2&limit=30>;rel=next ,"
         );
     }
 
@@ -103,8 +109,8 @@ mod tests {
             extra(link, "http://x/l?page=2&limit=30"),
             vec![
                 "<http://x/l?limit=30&page=2>; rel=\"self\"; type=\"application/json\"",
-                "<http://x/l?sort=id&limit=30&page=2>; title=\"last, page\"; rel=\"LAST\"",
-                "<http://x/l?sort=id&limit=30&page=1>; title=\"prev and first, page\"; rel=\"prev first\"",
+                "<http://x/l?sort=id&limit=30&page=2>; title=\"last, page <1>; rel=\\\"next\\\"\"; rel=\"LAST\" , ,",
+                "<http://x/l?sort=id&limit=30&page=1>; title=\"prev and first, page <1>; rel=\\\"next\\\"\"; rel=\"prev first\" , ,",
             ]
         );
     }

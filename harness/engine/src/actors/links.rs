@@ -1,7 +1,9 @@
 //! RFC 8288 `Link` headers, parsed as the RFC allows them to be written:
 //! relations in any order, `rel` quoted or a bare token, several relations in
-//! one `rel`, extra parameters, and commas inside `<…>` or quotes. What the
-//! contract fixes (spec §3) is which relations exist and where they point.
+//! one `rel`, extra parameters, `,` `;` `<` or escaped quotes inside `<…>` or
+//! a quoted string, empty list elements (RFC 9110 §5.6.1.2). Only a link's
+//! first `rel` counts (RFC 8288 §3.3). What the contract fixes (spec §3) is
+//! which relations exist and where they point.
 
 use std::collections::BTreeMap;
 
@@ -32,14 +34,12 @@ impl Links {
                     "Link target `{target}` is not an absolute URL: {e}"
                 ))
             })?;
-            for param in split_outside(params, ';') {
-                let Some((name, value)) = param.split_once('=') else {
-                    continue;
-                };
-                if !name.trim().eq_ignore_ascii_case("rel") {
-                    continue;
-                }
-                let value = value.trim().trim_matches('"');
+            let rel = split_outside(params, ';')
+                .into_iter()
+                .filter_map(|p| p.split_once('='))
+                .find(|(name, _)| name.trim().eq_ignore_ascii_case("rel"))
+                .map(|(_, value)| unquote(value.trim()));
+            if let Some(value) = rel {
                 for rel in value.split_ascii_whitespace() {
                     let rel = rel.to_ascii_lowercase();
                     if let Some(seen) = by_rel.get(&rel)
@@ -75,12 +75,14 @@ impl Links {
     }
 }
 
-/// Splits on `sep` outside `<…>` and double quotes.
+/// Splits on `sep` outside `<…>` and quoted strings.
 fn split_outside(text: &str, sep: char) -> Vec<&str> {
     let mut parts = Vec::new();
-    let (mut start, mut in_angle, mut in_quote) = (0, false, false);
+    let (mut start, mut in_angle, mut in_quote, mut escaped) = (0, false, false, false);
     for (i, c) in text.char_indices() {
         match c {
+            _ if escaped => escaped = false,
+            '\\' if in_quote => escaped = true,
             '<' if !in_quote => in_angle = true,
             '>' if !in_quote => in_angle = false,
             '"' if !in_angle => in_quote = !in_quote,
@@ -93,6 +95,20 @@ fn split_outside(text: &str, sep: char) -> Vec<&str> {
     }
     parts.push(&text[start..]);
     parts
+}
+
+/// A parameter's value: a token as it is, a quoted string without its quotes
+/// and escapes (RFC 9110 §5.6.4).
+fn unquote(value: &str) -> String {
+    let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) else {
+        return value.to_owned();
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        out.extend(if c == '\\' { chars.next() } else { Some(c) });
+    }
+    out
 }
 
 #[cfg(test)]
@@ -114,6 +130,17 @@ mod tests {
         assert_eq!(a.query("next", "page").as_deref(), Some("2"));
         let c = Links::parse("<http://h/x?page=3>; rel=\"next last\"").unwrap();
         assert_eq!(c.rels(), vec!["last", "next"]);
+    }
+
+    /// Empty list elements, a title that reads like links, a second `rel`.
+    #[test]
+    fn only_each_links_own_first_rel_counts() {
+        let links = Links::parse(
+            r#" , <http://h/x?page=2>; title="a\"; <http://h/x?page=9>; rel=\"last\", b"; rel="next LAST" , , <http://h/x?page=1>; rel=prev; rel=next,,"#,
+        )
+        .unwrap();
+        assert_eq!(links.rels(), vec!["last", "next", "prev"]);
+        assert_eq!(links.query("last", "page").as_deref(), Some("2"));
     }
 
     #[test]
