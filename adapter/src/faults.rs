@@ -114,6 +114,9 @@ mod catalogue {
         AdapterAssumesFullPages,
         /// A list answer without `Link` is taken as the last page.
         AdapterLinklessEnds,
+        /// `Link` is split at every comma and semicolon, inside quoted
+        /// strings too.
+        AdapterLinkIgnoresQuotes,
         /// The HTTP transport serves a request whatever its `Origin`.
         AdapterIgnoresOrigin,
         /// The HTTP transport takes MCP request bodies of any size.
@@ -158,7 +161,7 @@ mod catalogue {
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 32] = [
+    pub const ALL: [(Fault, &str); 33] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -193,6 +196,10 @@ mod catalogue {
         ),
         (Fault::AdapterAssumesFullPages, "adapter-assumes-full-pages"),
         (Fault::AdapterLinklessEnds, "adapter-linkless-ends"),
+        (
+            Fault::AdapterLinkIgnoresQuotes,
+            "adapter-link-ignores-quotes",
+        ),
         (Fault::AdapterIgnoresOrigin, "adapter-ignores-origin"),
         (Fault::AdapterNoBodyLimit, "adapter-no-body-limit"),
         (Fault::AdapterReadsOneMebibyte, "adapter-reads-one-mebibyte"),

@@ -171,7 +171,7 @@ fn split_outside(text: &str, sep: char) -> Vec<&str> {
         match c {
             _ if escaped => escaped = false,
             '\\' if quote => escaped = true,
-            '"' if !angle => quote = !quote,
+            '"' if !angle && !fault!(AdapterLinkIgnoresQuotes) => quote = !quote,
             '<' if !quote => angle = true,
             '>' if !quote => angle = false,
             c if c == sep && !angle && !quote => {

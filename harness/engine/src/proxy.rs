@@ -51,6 +51,13 @@ pub enum Fault {
     /// given) and strip `Link` from the answer: a Core that pages by
     /// `X-Total-Count` alone.
     DropLink(Option<u32>),
+    /// Forward (with the query's `limit` lowered to this width first, when
+    /// given) and write the answer's `Link` as another Core may: one field
+    /// line per relation, in upper case, with empty list elements around it
+    /// and a `title` before `rel` that reads like a link of its own (`<`,
+    /// `,`, `;`, escaped quotes, `rel=\"next\"`). The same links to a reader
+    /// of RFC 8288 (a `Link` the harness cannot read passes unchanged).
+    RespellLink(Option<u32>),
     /// Forward, then add to the answer's JSON object a member of this name
     /// whose value is a string of this many bytes (a Core's answer may hold
     /// members the contract does not name).
@@ -328,7 +335,10 @@ impl Forward {
                 .unwrap_or_else(|_| http::Response::new(Body::empty())));
         }
         let mut parts = parts;
-        if let Fault::ClampLimit(width) | Fault::DropLink(Some(width)) = &fault {
+        if let Fault::ClampLimit(width)
+        | Fault::DropLink(Some(width))
+        | Fault::RespellLink(Some(width)) = &fault
+        {
             parts.uri = clamp_limit(&parts.uri, *width);
         }
         let (status, headers, body) = match self.send(parts, body).await {
@@ -345,13 +355,17 @@ impl Forward {
         // What the Core really answered holds its secrets (a token), whatever
         // the fault then puts in its place.
         self.register_oauth(index, &body);
-        let drop_link = matches!(fault, Fault::DropLink(_));
+        let respelled = matches!(fault, Fault::RespellLink(_))
+            .then(|| respelled_link(&headers))
+            .flatten();
+        let drop_link = matches!(fault, Fault::DropLink(_)) || respelled.is_some();
         let (status, body) = match fault {
             Fault::Pass
             | Fault::Redirect(_)
             | Fault::Respond(_)
             | Fault::ClampLimit(_)
-            | Fault::DropLink(_) => (status, body),
+            | Fault::DropLink(_)
+            | Fault::RespellLink(_) => (status, body),
             Fault::DropResponse => return Err(Dropped),
             Fault::MalformedJson => (status, Bytes::from_static(MALFORMED_JSON.as_bytes())),
             Fault::ReplaceBody(bytes) => (status, bytes),
@@ -369,6 +383,9 @@ impl Forward {
             if !is_hop_header(name.as_str()) && !dropped {
                 builder = builder.header(name, value);
             }
+        }
+        for line in respelled.unwrap_or_default() {
+            builder = builder.header(http::header::LINK, line);
         }
         Ok(builder
             .body(Body::from(body))
@@ -479,8 +496,29 @@ impl Forward {
     }
 }
 
-/// `uri` with its `limit` query parameter lowered to at most `width`; every
-/// other parameter is kept, in order.
+/// [`Fault::RespellLink`]'s field lines for the links of `headers`, or
+/// `None` when there are none the harness can read.
+fn respelled_link(headers: &http::HeaderMap) -> Option<Vec<String>> {
+    let value: Vec<&str> = headers
+        .get_all(http::header::LINK)
+        .iter()
+        .map(|v| v.to_str().ok())
+        .collect::<Option<_>>()?;
+    let links = crate::actors::Links::parse(&value.join(", ")).ok()?;
+    let lines: Vec<String> = links
+        .rels()
+        .into_iter()
+        .filter_map(|rel| {
+            let url = links.get(rel)?;
+            let rel = rel.to_ascii_uppercase();
+            Some(format!(
+                r#" , <{url}>; title="<,; rel=\"next\", page {rel} <x"; rel="{rel}" , ,"#
+            ))
+        })
+        .collect();
+    (!lines.is_empty()).then_some(lines)
+}
+
 /// `body` with a member `name` of `size` bytes added, if it is a JSON object.
 fn with_member(body: &Bytes, name: String, size: usize) -> Bytes {
     match serde_json::from_slice::<serde_json::Value>(body) {
@@ -492,6 +530,8 @@ fn with_member(body: &Bytes, name: String, size: usize) -> Bytes {
     }
 }
 
+/// `uri` with its `limit` query parameter lowered to at most `width`; every
+/// other parameter is kept, in order.
 fn clamp_limit(uri: &http::Uri, width: u32) -> http::Uri {
     let Some(query) = uri.query() else {
         return uri.clone();
