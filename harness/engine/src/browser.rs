@@ -34,6 +34,11 @@ const PAGE_LOAD: Duration = Duration::from_secs(15);
 /// How long chromedriver may take to say it listens.
 const DRIVER_START: Duration = Duration::from_secs(20);
 
+/// The most of Chromium's network log read at once. A page decides how many
+/// requests it makes, so how long the log grows: one that outgrows this
+/// fails its step, and its browser is not used again.
+const LOG_LIMIT: usize = 8 * 1024 * 1024;
+
 /// The install command named when Chromium or chromedriver is missing.
 pub const INSTALL: &str = "apt-get install chromium chromium-driver chromium-headless-shell";
 
@@ -56,9 +61,11 @@ pub struct Driver {
     /// `Chromium 156.0.8078.114`, as `chromium --version` says.
     pub version: String,
     profiles: AtomicU64,
+    /// For the commands read with a bound ([`Driver::network_log`]).
+    http: reqwest::Client,
     /// Browsers ready for the next human: started ahead of need (a Chromium
     /// takes a second or more to start), or wiped after an earlier trial.
-    spare: tokio::sync::Mutex<Vec<fantoccini::Client>>,
+    spare: tokio::sync::Mutex<Vec<Seat>>,
 }
 
 /// Browsers [`Driver`] keeps started ahead of need.
@@ -170,31 +177,36 @@ impl Driver {
             launcher,
             version,
             profiles: AtomicU64::new(0),
+            http: reqwest::Client::builder()
+                .timeout(PAGE_LOAD)
+                .build()
+                .map_err(|e| HarnessError::process("browser", format!("HTTP client: {e}")))?,
             spare: tokio::sync::Mutex::new(Vec::new()),
         }))
     }
 
     /// A fresh browser, started ahead when one was; starts the next ahead.
-    async fn take(self: &Arc<Self>) -> Step<fantoccini::Client> {
+    async fn take(self: &Arc<Self>) -> Step<Seat> {
         let ready = self.spare.lock().await.pop();
         let driver = self.clone();
         tokio::spawn(async move {
             if driver.spare.lock().await.len() < SPARE
-                && let Ok(client) = driver.session().await
+                && let Ok(seat) = driver.session().await
             {
-                driver.spare.lock().await.push(client);
+                driver.spare.lock().await.push(seat);
             }
         });
         match ready {
-            Some(client) => Ok(client),
+            Some(seat) => Ok(seat),
             None => self.session().await,
         }
     }
 
     /// A fresh browser: its own Chromium process and profile.
-    async fn session(&self) -> Step<fantoccini::Client> {
+    async fn session(&self) -> Step<Seat> {
         let n = self.profiles.fetch_add(1, Ordering::SeqCst);
-        let profile = self.dir.path().join(format!("profile-{n}"));
+        // (`.d`: no profile's path is a prefix of another's.)
+        let profile = self.dir.path().join(format!("profile-{n}.d"));
         let caps = json!({
             "browserName": "chrome",
             "pageLoadStrategy": "normal",
@@ -229,21 +241,22 @@ impl Driver {
             ))
             .await
             .map_err(|e| Abort::errored(format!("browser timeouts: {e}")))?;
-        Ok(client)
+        Ok(Seat { client, profile })
     }
 
     /// Takes back a human's browser at the end of its trial: wiped of all a
     /// site can observe (cookies, cache, storage of every origin it showed,
     /// its page) it waits for the next human, as a fresh profile would;
     /// a browser that cannot be wiped, or one too many, is closed.
-    async fn give_back(&self, client: fantoccini::Client, origins: Vec<String>) {
+    async fn give_back(&self, seat: &Seat, origins: Vec<String>) {
+        let client = &seat.client;
         let wiped = async {
             let windows = client.windows().await.map_err(|_| ())?;
             if windows.len() != 1 || self.spare.lock().await.len() >= POOL {
                 return Err(());
             }
             client.goto("about:blank").await.map_err(|_| ())?;
-            let cdp = |cmd, params| cdp(&client, cmd, params);
+            let cdp = |cmd, params| cdp(client, cmd, params);
             cdp("Network.clearBrowserCookies", json!({}))
                 .await
                 .map_err(|_| ())?;
@@ -258,21 +271,55 @@ impl Driver {
                     .map_err(|_| ())?;
             }
             // The network log of the wiping goes too.
-            network_log(&client).await.map_err(|_| ())
+            self.network_log(client).await.map_err(|_| ())
         };
         // (A browser that does not answer within a page load is not kept.)
         match tokio::time::timeout(PAGE_LOAD, wiped).await {
-            Ok(Ok(_)) => self.spare.lock().await.push(client),
+            Ok(Ok(_)) => self.spare.lock().await.push(seat.clone()),
             _ => {
-                let _ = client.close().await;
+                let _ = client.clone().close().await;
             }
         }
     }
 
+    /// Chromium's network log since the last read, emptying it; a log over
+    /// [`LOG_LIMIT`] is the page's failure, refused unread.
+    async fn network_log(&self, client: &fantoccini::Client) -> Step<Vec<Value>> {
+        let broken = |e: &dyn std::fmt::Display| {
+            Abort::errored(format!("browser: reading the network log: {e}"))
+        };
+        let id = client
+            .session_id()
+            .await
+            .ok()
+            .flatten()
+            .ok_or_else(|| broken(&"no session"))?;
+        let mut answer = self
+            .http
+            .post(format!("{}/session/{id}/se/log", self.url))
+            .json(&json!({"type": "performance"}))
+            .send()
+            .await
+            .map_err(|e| broken(&e))?;
+        let mut body = Vec::new();
+        while let Some(chunk) = answer.chunk().await.map_err(|e| broken(&e))? {
+            if body.len() + chunk.len() > LOG_LIMIT {
+                return Err(Abort::failed(format!(
+                    "the page made more requests than the harness reads: Chromium's network log \
+                     is over {} MiB",
+                    LOG_LIMIT >> 20
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let log: Value = serde_json::from_slice(&body).map_err(|e| broken(&e))?;
+        Ok(log["value"].as_array().cloned().unwrap_or_default())
+    }
+
     /// Stops chromedriver and every Chromium it started.
     pub async fn stop(&self) {
-        for client in self.spare.lock().await.drain(..) {
-            let _ = client.close().await;
+        for seat in self.spare.lock().await.drain(..) {
+            let _ = seat.client.close().await;
         }
         if let Some(mut child) = self.child.lock().await.take() {
             child.stop(Duration::from_secs(2)).await;
@@ -297,16 +344,28 @@ fn shell_quote(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
 
+/// A browser: its WebDriver session, and the profile its Chromium names.
+#[derive(Clone)]
+struct Seat {
+    client: fantoccini::Client,
+    profile: PathBuf,
+}
+
 /// One human's browser: a WebDriver session, started on first use.
 pub struct Tab {
     driver: Arc<Driver>,
-    client: tokio::sync::OnceCell<fantoccini::Client>,
+    seat: tokio::sync::OnceCell<Seat>,
     /// The current document's number: a form read from an older document is
     /// submitted as an attacker (or a stale tab) would, not by its button.
     doc: AtomicU64,
     /// One navigation at a time: a person has one tab, and scenarios that
     /// act concurrently in one browser take turns here.
     turn: tokio::sync::Mutex<()>,
+    /// Set when a navigation failed: the browser may be stuck in a page
+    /// that never ends loading, and is closed rather than wiped.
+    spoiled: std::sync::atomic::AtomicBool,
+    /// Set once a spoiled browser was asked for its picture.
+    pictured: std::sync::atomic::AtomicBool,
     /// Every origin the browser showed a page of, wiped before its reuse.
     origins: std::sync::Mutex<Vec<String>>,
 }
@@ -379,17 +438,6 @@ async fn cdp(
         .await
 }
 
-/// Chromium's network log since the last read, emptying it.
-async fn network_log(client: &fantoccini::Client) -> Result<Value, fantoccini::error::CmdError> {
-    let body = json!({"type": "performance"});
-    client
-        .issue_cmd(Raw {
-            path: "se/log",
-            body,
-        })
-        .await
-}
-
 fn browser_error(what: &str) -> impl Fn(fantoccini::error::CmdError) -> Abort + '_ {
     move |e| Abort::errored(format!("browser: {what}: {e}"))
 }
@@ -399,25 +447,54 @@ impl Tab {
     pub fn new(driver: Arc<Driver>) -> Tab {
         Tab {
             driver,
-            client: tokio::sync::OnceCell::new(),
+            seat: tokio::sync::OnceCell::new(),
             doc: AtomicU64::new(0),
             turn: tokio::sync::Mutex::new(()),
             origins: Default::default(),
+            spoiled: Default::default(),
+            pictured: Default::default(),
         }
     }
 
     async fn client(&self) -> Step<&fantoccini::Client> {
-        self.client.get_or_try_init(|| self.driver.take()).await
+        let seat = self.seat.get_or_try_init(|| self.driver.take()).await?;
+        Ok(&seat.client)
     }
 
     /// Ends this human's use of the browser: the driver wipes it for
     /// another human, or closes it.
     pub async fn close(&self) {
-        if let Some(client) = self.client.get() {
+        let Some(seat) = self.seat.get() else { return };
+        if self.spoiled() {
+            // Its commands may each wait out a page load, and its page may
+            // go on loading from the Core: its Chromium goes at once.
+            for pid in crate::sweep::processes_naming(std::slice::from_ref(&seat.profile)) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+            tokio::spawn(seat.client.clone().close());
+        } else {
             let origins =
                 std::mem::take(&mut *self.origins.lock().unwrap_or_else(|e| e.into_inner()));
-            self.driver.give_back(client.clone(), origins).await;
+            self.driver.give_back(seat, origins).await;
         }
+    }
+
+    /// Marks this browser as one not to use again after its trial.
+    fn spoil(&self) {
+        self.spoiled.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a navigation of this browser failed.
+    pub fn spoiled(&self) -> bool {
+        self.spoiled.load(Ordering::SeqCst)
+    }
+
+    /// Whether a spoiled browser may still be asked for a picture: once.
+    pub fn last_picture(&self) -> bool {
+        !self.pictured.swap(true, Ordering::SeqCst)
     }
 
     /// The current document's number.
@@ -477,10 +554,10 @@ impl Tab {
         let started = std::time::Instant::now();
         let client = self.client().await?;
         self.drain_log().await?;
-        client
-            .goto(url.as_str())
-            .await
-            .map_err(|e| Abort::failed(format!("the browser could not open {url}: {e}")))?;
+        client.goto(url.as_str()).await.map_err(|e| {
+            self.spoil();
+            Abort::failed(format!("the browser could not open {url}: {e}"))
+        })?;
         self.shown(started).await
     }
 
@@ -540,16 +617,17 @@ impl Tab {
         let started = std::time::Instant::now();
         let client = self.client().await?;
         self.drain_log().await?;
-        client
-            .goto(url.as_str())
-            .await
-            .map_err(|e| Abort::errored(format!("the browser could not open {url}: {e}")))?;
+        client.goto(url.as_str()).await.map_err(|e| {
+            self.spoil();
+            Abort::errored(format!("the browser could not open {url}: {e}"))
+        })?;
         let want = origin.ascii_serialization();
         let script = format!(
             "return location.origin === {} && document.readyState === 'complete';",
             json!(want)
         );
         if !loaded(client, &script).await {
+            self.spoil();
             return Err(Abort::failed(format!(
                 "the page at {url} did not lead to {want} within {PAGE_LOAD:?}"
             )));
@@ -571,13 +649,14 @@ impl Tab {
             .find(fantoccini::Locator::Css("[data-grantgate-click]"))
             .await
             .map_err(browser_error("finding the button"))?;
-        button
-            .click()
-            .await
-            .map_err(|e| Abort::failed(format!("clicking the form's button: {e}")))?;
+        button.click().await.map_err(|e| {
+            self.spoil();
+            Abort::failed(format!("clicking the form's button: {e}"))
+        })?;
         let script =
             "return window.__grantgate_old === undefined && document.readyState === 'complete';";
         if !loaded(client, script).await {
+            self.spoil();
             return Err(Abort::failed(format!(
                 "clicking the form's button led to no new page within {PAGE_LOAD:?}"
             )));
@@ -587,10 +666,12 @@ impl Tab {
 
     /// Empties the network log, so that the next read holds one navigation.
     async fn drain_log(&self) -> Step<Vec<Value>> {
-        let log = network_log(self.client().await?)
-            .await
-            .map_err(browser_error("reading the network log"))?;
-        Ok(log.as_array().cloned().unwrap_or_default())
+        let client = self.client().await?;
+        let log = self.driver.network_log(client).await;
+        if log.is_err() {
+            self.spoil();
+        }
+        log
     }
 
     /// The page the browser shows now, with the status and redirects of the
@@ -841,10 +922,10 @@ mod tests {
         tokio::spawn(async move { axum::serve(listener, app).await });
         let driver = Driver::start().await.unwrap();
 
-        let client = driver.session().await.unwrap();
-        let id = client.session_id().await.unwrap();
+        let seat = driver.session().await.unwrap();
+        let id = seat.client.session_id().await.unwrap();
         let alice = Tab::new(driver.clone());
-        let _ = alice.client.set(client);
+        let _ = alice.seat.set(seat);
         alice
             .goto(&format!("{site}/").parse().unwrap())
             .await
@@ -861,12 +942,12 @@ mod tests {
             .pop()
             .expect("the wiped browser is kept");
         assert_eq!(
-            again.session_id().await.unwrap(),
+            again.client.session_id().await.unwrap(),
             id,
             "not the same browser"
         );
         let bob = Tab::new(driver.clone());
-        let _ = bob.client.set(again);
+        let _ = bob.seat.set(again);
         let here = bob.script("return location.href;", vec![]).await.unwrap();
         assert_eq!(here, json!("about:blank"));
         assert_eq!(bob.cookies().await.unwrap(), Vec::<Value>::new());
@@ -875,6 +956,50 @@ mod tests {
             .unwrap();
         assert_eq!(bob.script(stored, vec![]).await.unwrap(), Value::Null);
         bob.close().await;
+        driver.stop().await;
+    }
+
+    /// A page whose requests outgrow the network log's bound fails its step
+    /// without the log being read, and its browser is killed, not reused.
+    #[tokio::test]
+    async fn a_page_making_requests_without_end_fails_and_its_browser_goes() {
+        crate::chromium::chromium(); // fails naming the install command
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let site = format!("http://{}/", listener.local_addr().unwrap());
+        // 3,000 images of 4 KiB URLs: each URL is in several log entries.
+        let page = "<p>flood</p><script>const pad = 'x'.repeat(4096); \
+                    for (let i = 0; i < 3000; i++) new Image().src = '/i/' + i + '?' + pad;</script>";
+        let app = axum::Router::new().route(
+            "/",
+            axum::routing::get(move || async move { axum::response::Html(page) }),
+        );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let driver = Driver::start().await.unwrap();
+        let tab = Tab::new(driver.clone());
+        let refused = tab
+            .goto(&site.parse().unwrap())
+            .await
+            .err()
+            .expect("refused");
+        assert!(
+            refused
+                .to_string()
+                .contains("more requests than the harness reads"),
+            "{refused}"
+        );
+        assert!(tab.spoiled());
+        let profile = tab.seat.get().unwrap().profile.clone();
+        assert!(!crate::sweep::processes_naming(std::slice::from_ref(&profile)).is_empty());
+        tab.close().await;
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !crate::sweep::processes_naming(std::slice::from_ref(&profile)).is_empty() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "its Chromium lives on"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(driver.spare.lock().await.len() <= SPARE, "kept for reuse");
         driver.stop().await;
     }
 

@@ -53,10 +53,11 @@ pub enum Fault {
     DropLink(Option<u32>),
     /// Forward (with the query's `limit` lowered to this width first, when
     /// given) and write the answer's `Link` as another Core may: one field
-    /// line per relation, in upper case, with empty list elements around it
-    /// and a `title` before `rel` that reads like a link of its own (`<`,
-    /// `,`, `;`, escaped quotes, `rel=\"next\"`). The same links to a reader
-    /// of RFC 8288 (a `Link` the harness cannot read passes unchanged).
+    /// line per relation, in upper case, with empty list elements around it,
+    /// `,` and `;` in its URL's query, and a `title` before `rel` that reads
+    /// like a link of its own (`<`, `,`, `;`, escaped quotes, `rel=\"next`).
+    /// The same links to a reader of RFC 8288 (a `Link` the harness cannot
+    /// read passes unchanged).
     RespellLink(Option<u32>),
     /// Forward, then add to the answer's JSON object a member of this name
     /// whose value is a string of this many bytes (a Core's answer may hold
@@ -510,9 +511,10 @@ fn respelled_link(headers: &http::HeaderMap) -> Option<Vec<String>> {
         .into_iter()
         .filter_map(|rel| {
             let url = links.get(rel)?;
+            let join = if url.query().is_some() { '&' } else { '?' };
             let rel = rel.to_ascii_uppercase();
             Some(format!(
-                r#" , <{url}>; title="<,; rel=\"next\", page {rel} <x"; rel="{rel}" , ,"#
+                r#" , <{url}{join}v=1,2;3>; title="<,; rel=\"next, <x; y\", {rel}"; rel="{rel}" , ,"#
             ))
         })
         .collect();

@@ -23,6 +23,9 @@ use crate::journal::Journal;
 use crate::views::GrantRef;
 use crate::vocab::{Abort, Step};
 
+/// How long a picture of a browser whose navigation failed may take.
+const SPOILED_PICTURE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A browser follows at most this many redirects, as real ones do.
 const MAX_REDIRECTS: usize = 10;
 
@@ -123,20 +126,36 @@ impl Human {
     /// shows adds nothing.
     pub(crate) async fn picture(&self, failed: bool) {
         let Some(tab) = &self.tab else { return };
-        let Ok(place) = tab
-            .script("return [location.href, document.title];", vec![])
-            .await
-        else {
-            return;
+        let picture = async {
+            let place = tab
+                .script("return [location.href, document.title];", vec![])
+                .await
+                .ok()?;
+            Some(crate::vocab::Picture {
+                actor: self.login.clone(),
+                url: place[0].as_str().unwrap_or("").to_owned(),
+                title: place[1].as_str().unwrap_or("").to_owned(),
+                failed,
+                png: tab.screenshot().await.ok(),
+                ..Default::default()
+            })
         };
-        self.journal.picture(crate::vocab::Picture {
-            actor: self.login.clone(),
-            url: place[0].as_str().unwrap_or("").to_owned(),
-            title: place[1].as_str().unwrap_or("").to_owned(),
-            failed,
-            png: tab.screenshot().await.ok(),
-            ..Default::default()
-        });
+        // A browser whose page never ended loading answers each command
+        // only after a page load's timeout: it gets a few seconds, once.
+        let picture = if tab.spoiled() {
+            if !tab.last_picture() {
+                return;
+            }
+            tokio::time::timeout(SPOILED_PICTURE, picture)
+                .await
+                .ok()
+                .flatten()
+        } else {
+            picture.await
+        };
+        if let Some(picture) = picture {
+            self.journal.picture(picture);
+        }
     }
 
     /// Opens `url` in the real browser.
