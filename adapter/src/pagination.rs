@@ -165,15 +165,18 @@ fn next_page(link: &str) -> Result<Option<i64>, Reason> {
 
 /// `text` split on `sep` outside `<…>` and quoted strings.
 fn split_outside(text: &str, sep: char) -> Vec<&str> {
+    if fault!(AdapterLinkIgnoresQuotes) {
+        return text.split(sep).collect();
+    }
     let mut parts = Vec::new();
     let (mut start, mut angle, mut quote, mut escaped) = (0, false, false, false);
     for (i, c) in text.char_indices() {
         match c {
             _ if escaped => escaped = false,
             '\\' if quote => escaped = true,
-            '"' if !angle && !fault!(AdapterLinkIgnoresQuotes) => quote = !quote,
+            '"' if !angle => quote = !quote,
             '<' if !quote => angle = true,
-            '>' if !quote => angle = false,
+            '>' => angle &= quote,
             c if c == sep && !angle && !quote => {
                 parts.push(&text[start..i]);
                 start = i + c.len_utf8();
