@@ -326,17 +326,22 @@ impl Driver {
         }
         // Any Chromium still naming the profile directory (its launcher
         // outlived a killed chromedriver) goes too.
-        for pid in crate::sweep::processes_naming(&[self.dir.path().to_owned()]) {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid),
-                nix::sys::signal::Signal::SIGKILL,
-            );
-        }
+        kill_naming(self.dir.path());
     }
 
     /// The directory of the run's profiles.
     pub fn dir(&self) -> &Path {
         self.dir.path()
+    }
+}
+
+/// SIGKILLs every process that names `dir`.
+fn kill_naming(dir: &Path) {
+    for pid in crate::sweep::processes_naming(&[dir.to_owned()]) {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
     }
 }
 
@@ -468,12 +473,7 @@ impl Tab {
         if self.spoiled() {
             // Its commands may each wait out a page load, and its page may
             // go on loading from the Core: its Chromium goes at once.
-            for pid in crate::sweep::processes_naming(std::slice::from_ref(&seat.profile)) {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(pid),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
-            }
+            kill_naming(&seat.profile);
             tokio::spawn(seat.client.clone().close());
         } else {
             let origins =
