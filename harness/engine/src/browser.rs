@@ -959,16 +959,12 @@ mod tests {
         driver.stop().await;
     }
 
-    /// A page whose requests outgrow the network log's bound fails its step
-    /// without the log being read, and its browser is killed, not reused.
-    #[tokio::test]
-    async fn a_page_making_requests_without_end_fails_and_its_browser_goes() {
+    /// Serves `page` at `/`, opens it in a fresh browser and expects the
+    /// step refused saying `why`; returns the driver and the browser.
+    async fn refused_page(page: String, why: &str) -> (Arc<Driver>, Tab) {
         crate::chromium::chromium(); // fails naming the install command
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let site = format!("http://{}/", listener.local_addr().unwrap());
-        // 3,000 images of 4 KiB URLs: each URL is in several log entries.
-        let page = "<p>flood</p><script>const pad = 'x'.repeat(4096); \
-                    for (let i = 0; i < 3000; i++) new Image().src = '/i/' + i + '?' + pad;</script>";
         let app = axum::Router::new().route(
             "/",
             axum::routing::get(move || async move { axum::response::Html(page) }),
@@ -981,25 +977,31 @@ mod tests {
             .await
             .err()
             .expect("refused");
-        assert!(
-            refused
-                .to_string()
-                .contains("more requests than the harness reads"),
-            "{refused}"
-        );
+        assert!(refused.to_string().contains(why), "{refused}");
+        (driver, tab)
+    }
+
+    /// A page whose requests outgrow the network log's bound fails its step
+    /// without the log being read, and its browser is killed, not reused.
+    #[tokio::test]
+    async fn a_page_making_requests_without_end_fails_and_its_browser_goes() {
+        // 3,000 images of 4 KiB URLs: each URL is in several log entries.
+        let page = "<p>flood</p><script>const pad = 'x'.repeat(4096); \
+                    for (let i = 0; i < 3000; i++) new Image().src = '/i/' + i + '?' + pad;</script>";
+        let (driver, tab) = refused_page(page.into(), "more requests than the harness reads").await;
         assert!(tab.spoiled());
         let profile = tab.seat.get().unwrap().profile.clone();
-        assert!(!crate::sweep::processes_naming(std::slice::from_ref(&profile)).is_empty());
+        let alive = || !crate::sweep::processes_naming(std::slice::from_ref(&profile)).is_empty();
+        assert!(alive());
         tab.close().await;
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while !crate::sweep::processes_naming(std::slice::from_ref(&profile)).is_empty() {
+        while alive() {
             assert!(
                 std::time::Instant::now() < deadline,
                 "its Chromium lives on"
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        assert!(driver.spare.lock().await.len() <= SPARE, "kept for reuse");
         driver.stop().await;
     }
 
@@ -1007,31 +1009,11 @@ mod tests {
     /// in the page: it is never carried to the harness whole.
     #[tokio::test]
     async fn a_page_over_the_body_limit_is_refused_unread() {
-        crate::chromium::chromium(); // fails naming the install command
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let site = format!("http://{}/", listener.local_addr().unwrap());
         let over = crate::limits::DEFAULT_BODY_LIMIT + 1;
         let page = format!(
             "<p id=p></p><script>document.getElementById('p').textContent = 'x'.repeat({over})</script>"
         );
-        let app = axum::Router::new().route(
-            "/",
-            axum::routing::get(move || async move { axum::response::Html(page) }),
-        );
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        let driver = Driver::start().await.unwrap();
-        let tab = Tab::new(driver.clone());
-        let refused = tab
-            .goto(&site.parse().unwrap())
-            .await
-            .err()
-            .expect("refused");
-        assert!(
-            refused
-                .to_string()
-                .contains("larger than the harness's limit"),
-            "{refused}"
-        );
+        let (driver, tab) = refused_page(page, "larger than the harness's limit").await;
         tab.close().await;
         driver.stop().await;
     }
