@@ -241,7 +241,17 @@ impl Driver {
             ))
             .await
             .map_err(|e| Abort::errored(format!("browser timeouts: {e}")))?;
-        Ok(Seat { client, profile })
+        let id = client
+            .session_id()
+            .await
+            .ok()
+            .flatten()
+            .ok_or_else(|| Abort::errored("starting Chromium: no session id"))?;
+        Ok(Seat {
+            client,
+            id,
+            profile,
+        })
     }
 
     /// Takes back a human's browser at the end of its trial: wiped of all a
@@ -271,7 +281,7 @@ impl Driver {
                     .map_err(|_| ())?;
             }
             // The network log of the wiping goes too.
-            self.network_log(client).await.map_err(|_| ())
+            self.network_log(seat).await.map_err(|_| ())
         };
         // (A browser that does not answer within a page load is not kept.)
         match tokio::time::timeout(PAGE_LOAD, wiped).await {
@@ -284,19 +294,13 @@ impl Driver {
 
     /// Chromium's network log since the last read, emptying it; a log over
     /// [`LOG_LIMIT`] is the page's failure, refused unread.
-    async fn network_log(&self, client: &fantoccini::Client) -> Step<Vec<Value>> {
+    async fn network_log(&self, seat: &Seat) -> Step<Vec<Value>> {
         let broken = |e: &dyn std::fmt::Display| {
             Abort::errored(format!("browser: reading the network log: {e}"))
         };
-        let id = client
-            .session_id()
-            .await
-            .ok()
-            .flatten()
-            .ok_or_else(|| broken(&"no session"))?;
         let mut answer = self
             .http
-            .post(format!("{}/session/{id}/se/log", self.url))
+            .post(format!("{}/session/{}/se/log", self.url, seat.id))
             .json(&json!({"type": "performance"}))
             .send()
             .await
@@ -349,10 +353,12 @@ fn shell_quote(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
 
-/// A browser: its WebDriver session, and the profile its Chromium names.
+/// A browser: its WebDriver session (and that session's id), and the
+/// profile its Chromium names.
 #[derive(Clone)]
 struct Seat {
     client: fantoccini::Client,
+    id: String,
     profile: PathBuf,
 }
 
@@ -461,9 +467,12 @@ impl Tab {
         }
     }
 
+    async fn seat(&self) -> Step<&Seat> {
+        self.seat.get_or_try_init(|| self.driver.take()).await
+    }
+
     async fn client(&self) -> Step<&fantoccini::Client> {
-        let seat = self.seat.get_or_try_init(|| self.driver.take()).await?;
-        Ok(&seat.client)
+        Ok(&self.seat().await?.client)
     }
 
     /// Ends this human's use of the browser: the driver wipes it for
@@ -666,8 +675,7 @@ impl Tab {
 
     /// Empties the network log, so that the next read holds one navigation.
     async fn drain_log(&self) -> Step<Vec<Value>> {
-        let client = self.client().await?;
-        let log = self.driver.network_log(client).await;
+        let log = self.driver.network_log(self.seat().await?).await;
         if log.is_err() {
             self.spoil();
         }
@@ -924,6 +932,7 @@ mod tests {
 
         let seat = driver.session().await.unwrap();
         let id = seat.client.session_id().await.unwrap();
+        assert_eq!(id.as_deref(), Some(seat.id.as_str()));
         let alice = Tab::new(driver.clone());
         let _ = alice.seat.set(seat);
         alice
