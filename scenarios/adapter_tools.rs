@@ -224,7 +224,8 @@ async fn lost_confirm_settled_by_readback(ctx: &mut Ctx) -> Outcome {
 /// `Link`": with `Link` stripped, at width 30 and at 10, what the count
 /// settles must hold ([`walk_without_link`]); with `Link` written another
 /// way RFC 8288 allows (empty list elements, a title that reads like a
-/// link, upper-case relations) the pages are the same.
+/// link, upper-case relations, shared targets in one `rel`, bare tokens)
+/// the pages are the same.
 #[scenario(AdapterInputs, parity, clauses = ["S6.list.continuation", "S6.list.no-follow"])]
 async fn clamped_pages_yield_every_grant(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 31).await?;

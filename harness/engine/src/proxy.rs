@@ -53,9 +53,11 @@ pub enum Fault {
     DropLink(Option<u32>),
     /// Forward (with the query's `limit` lowered to this width first, when
     /// given) and write the answer's `Link` as another Core may: one field
-    /// line per relation, in upper case, with empty list elements around it,
-    /// `,` and `;` in its URL's query, and a `title` before `rel` that reads
-    /// like a link of its own (`<`, `,`, `;`, escaped quotes, `rel=\"next`).
+    /// line per target, relations in upper case (those sharing the target in
+    /// one quoted `rel`, a lone one as a bare token), empty list elements
+    /// around it, `,` and `;` in its URL's query, and a `title` before `rel`
+    /// that reads like a link of its own (`<`, `,`, `;`, escaped quotes,
+    /// `rel=\"next`).
     /// The same links to a reader of RFC 8288 (a `Link` the harness cannot
     /// read passes unchanged).
     RespellLink(Option<u32>),
@@ -506,16 +508,28 @@ fn respelled_link(headers: &http::HeaderMap) -> Option<Vec<String>> {
         .map(|v| v.to_str().ok())
         .collect::<Option<_>>()?;
     let links = crate::actors::Links::parse(&value.join(", ")).ok()?;
-    let lines: Vec<String> = links
-        .rels()
+    // Relations sharing a target in one `rel`; a lone one as a bare token.
+    let mut targets: Vec<(&url::Url, Vec<String>)> = Vec::new();
+    for rel in links.rels() {
+        let url = links.get(rel)?;
+        let rel = rel.to_ascii_uppercase();
+        match targets.iter_mut().find(|(u, _)| *u == url) {
+            Some((_, rels)) => rels.push(rel),
+            None => targets.push((url, vec![rel])),
+        }
+    }
+    let lines: Vec<String> = targets
         .into_iter()
-        .filter_map(|rel| {
-            let url = links.get(rel)?;
+        .map(|(url, rels)| {
             let join = if url.query().is_some() { '&' } else { '?' };
-            let rel = rel.to_ascii_uppercase();
-            Some(format!(
-                r#" , <{url}{join}v=1,2;3>; title="<,; rel=\"next, <x; y\", {rel}"; rel="{rel}" , ,"#
-            ))
+            let words = rels.join(" ");
+            let rel = match rels.len() {
+                1 => words.clone(),
+                _ => format!("\"{words}\""),
+            };
+            format!(
+                r#" , <{url}{join}v=1,2;3>; title="<,; rel=\"next, <x; y\", {words}"; rel={rel} , ,"#
+            )
         })
         .collect();
     (!lines.is_empty()).then_some(lines)
@@ -565,4 +579,30 @@ fn is_hop_header(name: &str) -> bool {
             | "upgrade"
             | "proxy-connection"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The respelled `Link` holds the same links, written as the fault says.
+    #[test]
+    fn a_respelled_link_reads_the_same() {
+        let core = "<http://h/l?page=3&limit=10>; rel=\"next\", <http://h/l?page=3&limit=10>; \
+                    rel=\"last\", <http://h/l?page=1&limit=10>; rel=\"first\"";
+        let mut headers = http::HeaderMap::new();
+        headers.insert(http::header::LINK, core.parse().unwrap());
+        let lines = respelled_link(&headers).unwrap();
+        assert_eq!(
+            lines,
+            vec![
+                r#" , <http://h/l?page=1&limit=10&v=1,2;3>; title="<,; rel=\"next, <x; y\", FIRST"; rel=FIRST , ,"#,
+                r#" , <http://h/l?page=3&limit=10&v=1,2;3>; title="<,; rel=\"next, <x; y\", LAST NEXT"; rel="LAST NEXT" , ,"#,
+            ]
+        );
+        let read = crate::actors::Links::parse(&lines.join(", ")).unwrap();
+        assert_eq!(read.rels(), vec!["first", "last", "next"]);
+        assert_eq!(read.query("next", "page").as_deref(), Some("3"));
+        assert_eq!(read.query("first", "page").as_deref(), Some("1"));
+    }
 }

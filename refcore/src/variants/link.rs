@@ -2,9 +2,9 @@
 //! it (RFC 8288, RFC 9110 §5.3, spec §3 List): one field line per target,
 //! relations that share a target in one `rel="first prev"`, a `self` link,
 //! `title` and `type` parameters (a title holding `<`, `>`, `;`, `,`, `=`
-//! and an escaped quote: RFC 9110 §5.6.4), query parameters in another
-//! order; and
-//! paging headers the contract does not name next to `X-Total-Count`.
+//! and an escaped quote: RFC 9110 §5.6.4), empty list elements, query
+//! parameters in another order; and paging headers the contract does not
+//! name next to `X-Total-Count`.
 
 /// The links of a `Link` value refcore writes (`<url>; rel="r", …`), as
 /// `(url, rel)`.
