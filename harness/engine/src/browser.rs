@@ -560,14 +560,28 @@ impl Tab {
     }
 
     async fn open(&self, url: &url::Url) -> Step<Shown> {
-        let started = std::time::Instant::now();
-        let client = self.client().await?;
-        self.drain_log().await?;
-        client.goto(url.as_str()).await.map_err(|e| {
+        self.navigating(async {
+            let started = std::time::Instant::now();
+            let client = self.client().await?;
+            self.drain_log().await?;
+            client
+                .goto(url.as_str())
+                .await
+                .map_err(|e| Abort::failed(format!("the browser could not open {url}: {e}")))?;
+            self.shown(started).await
+        })
+        .await
+    }
+
+    /// One navigation, from the log drained before it to the page read
+    /// after it. A browser whose navigation failed is spoiled: its page may
+    /// never end loading.
+    async fn navigating(&self, go: impl Future<Output = Step<Shown>>) -> Step<Shown> {
+        let shown = go.await;
+        if shown.is_err() {
             self.spoil();
-            Abort::failed(format!("the browser could not open {url}: {e}"))
-        })?;
-        self.shown(started).await
+        }
+        shown
     }
 
     /// Submits a form as a person does. One read from the page the browser
@@ -623,63 +637,63 @@ impl Tab {
     /// waits until the browser shows a page of `origin`.
     pub async fn follow_to(&self, url: &url::Url, origin: &url::Origin) -> Step<Shown> {
         let _turn = self.turn.lock().await;
-        let started = std::time::Instant::now();
-        let client = self.client().await?;
-        self.drain_log().await?;
-        client.goto(url.as_str()).await.map_err(|e| {
-            self.spoil();
-            Abort::errored(format!("the browser could not open {url}: {e}"))
-        })?;
-        let want = origin.ascii_serialization();
-        let script = format!(
-            "return location.origin === {} && document.readyState === 'complete';",
-            json!(want)
-        );
-        if !loaded(client, &script).await {
-            self.spoil();
-            return Err(Abort::failed(format!(
-                "the page at {url} did not lead to {want} within {PAGE_LOAD:?}"
-            )));
-        }
-        self.shown(started).await
+        self.navigating(async {
+            let started = std::time::Instant::now();
+            let client = self.client().await?;
+            self.drain_log().await?;
+            client
+                .goto(url.as_str())
+                .await
+                .map_err(|e| Abort::errored(format!("the browser could not open {url}: {e}")))?;
+            let want = origin.ascii_serialization();
+            let script = format!(
+                "return location.origin === {} && document.readyState === 'complete';",
+                json!(want)
+            );
+            if !loaded(client, &script).await {
+                return Err(Abort::failed(format!(
+                    "the page at {url} did not lead to {want} within {PAGE_LOAD:?}"
+                )));
+            }
+            self.shown(started).await
+        })
+        .await
     }
 
     /// Clicks the element the page scripts marked and waits for the page
     /// the click leads to.
     async fn click_marked(&self) -> Step<Shown> {
-        let started = std::time::Instant::now();
-        let client = self.client().await?;
-        self.drain_log().await?;
-        client
-            .execute("window.__grantgate_old = true;", vec![])
-            .await
-            .map_err(browser_error("marking the page"))?;
-        let button = client
-            .find(fantoccini::Locator::Css("[data-grantgate-click]"))
-            .await
-            .map_err(browser_error("finding the button"))?;
-        button.click().await.map_err(|e| {
-            self.spoil();
-            Abort::failed(format!("clicking the form's button: {e}"))
-        })?;
-        let script =
-            "return window.__grantgate_old === undefined && document.readyState === 'complete';";
-        if !loaded(client, script).await {
-            self.spoil();
-            return Err(Abort::failed(format!(
-                "clicking the form's button led to no new page within {PAGE_LOAD:?}"
-            )));
-        }
-        self.shown(started).await
+        self.navigating(async {
+            let started = std::time::Instant::now();
+            let client = self.client().await?;
+            self.drain_log().await?;
+            client
+                .execute("window.__grantgate_old = true;", vec![])
+                .await
+                .map_err(browser_error("marking the page"))?;
+            let button = client
+                .find(fantoccini::Locator::Css("[data-grantgate-click]"))
+                .await
+                .map_err(browser_error("finding the button"))?;
+            button
+                .click()
+                .await
+                .map_err(|e| Abort::failed(format!("clicking the form's button: {e}")))?;
+            let script = "return window.__grantgate_old === undefined \
+                          && document.readyState === 'complete';";
+            if !loaded(client, script).await {
+                return Err(Abort::failed(format!(
+                    "clicking the form's button led to no new page within {PAGE_LOAD:?}"
+                )));
+            }
+            self.shown(started).await
+        })
+        .await
     }
 
     /// Empties the network log, so that the next read holds one navigation.
     async fn drain_log(&self) -> Step<Vec<Value>> {
-        let log = self.driver.network_log(self.seat().await?).await;
-        if log.is_err() {
-            self.spoil();
-        }
-        log
+        self.driver.network_log(self.seat().await?).await
     }
 
     /// The page the browser shows now, with the status and redirects of the
