@@ -193,6 +193,9 @@ mod catalogue {
         /// The grant page's approve and withdraw buttons sit after their
         /// forms, with no `form` attribute: no click submits them.
         DecisionButtonOutsideForm,
+        /// A transparent layer lies over the grant page's approve and
+        /// withdraw buttons: a person's click lands on it, not on them.
+        DecisionButtonCovered,
         /// The grant page shows its state only in a `title` attribute (a
         /// tooltip), not as text.
         StateWordInTitleOnly,
@@ -331,7 +334,7 @@ mod catalogue {
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 104] = [
+    pub const ALL: [(Fault, &str); 105] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -418,6 +421,7 @@ mod catalogue {
             Fault::DecisionButtonOutsideForm,
             "decision-button-outside-form",
         ),
+        (Fault::DecisionButtonCovered, "decision-button-covered"),
         (Fault::StateWordInTitleOnly, "state-word-in-title-only"),
         (Fault::TitleLimitOff, "title-limit-off"),
         (Fault::BodyLimitOff, "body-limit-off"),
@@ -542,7 +546,10 @@ mod catalogue {
     /// Whether only a real browser shows the fault: its self-test pass runs
     /// with `--browser chromium`.
     pub(super) fn needs_browser(fault: Fault) -> bool {
-        fault == Fault::DecisionButtonOutsideForm
+        matches!(
+            fault,
+            Fault::DecisionButtonOutsideForm | Fault::DecisionButtonCovered
+        )
     }
 
     /// The one backend a fault is active on, if it is backend-specific. The

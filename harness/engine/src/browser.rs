@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use fantoccini::wd::WebDriverCompatibleCommand;
@@ -66,6 +66,12 @@ pub struct Driver {
     /// Browsers ready for the next human: started ahead of need (a Chromium
     /// takes a second or more to start), or wiped after an earlier trial.
     spare: tokio::sync::Mutex<Vec<Seat>>,
+    /// Browsers being started for `spare`.
+    starting: AtomicUsize,
+    /// Browsers being wiped for `spare` after their human was done.
+    returning: AtomicUsize,
+    /// Told when a browser being wiped is in `spare` or gone.
+    returned: tokio::sync::Notify,
 }
 
 /// Browsers [`Driver`] keeps started ahead of need.
@@ -170,7 +176,7 @@ impl Driver {
             .ok_or_else(|| {
                 HarnessError::process("browser", format!("chromedriver said `{line}`"))
             })?;
-        Ok(Arc::new(Driver {
+        let driver = Arc::new(Driver {
             child: tokio::sync::Mutex::new(Some(child)),
             url: format!("http://127.0.0.1:{port}"),
             dir,
@@ -182,23 +188,61 @@ impl Driver {
                 .build()
                 .map_err(|e| HarnessError::process("browser", format!("HTTP client: {e}")))?,
             spare: tokio::sync::Mutex::new(Vec::new()),
-        }))
+            starting: AtomicUsize::new(0),
+            returning: AtomicUsize::new(0),
+            returned: tokio::sync::Notify::new(),
+        });
+        // The first humans find browsers ready.
+        driver.start_ahead().await;
+        Ok(driver)
     }
 
-    /// A fresh browser, started ahead when one was; starts the next ahead.
+    /// A fresh browser: one started ahead, or wiped after its last human
+    /// (waited for while one is being wiped), else a new one; starts the
+    /// next ahead.
     async fn take(self: &Arc<Self>) -> Step<Seat> {
-        let ready = self.spare.lock().await.pop();
-        let driver = self.clone();
-        tokio::spawn(async move {
-            if driver.spare.lock().await.len() < SPARE
-                && let Ok(seat) = driver.session().await
-            {
-                driver.spare.lock().await.push(seat);
-            }
-        });
+        let ready = self.spare_or_returned().await;
+        self.start_ahead().await;
         match ready {
             Some(seat) => Ok(seat),
             None => self.session().await,
+        }
+    }
+
+    /// A browser from `spare`, waiting for those being wiped; `None` when
+    /// there is none and none is coming.
+    async fn spare_or_returned(&self) -> Option<Seat> {
+        loop {
+            let returned = self.returned.notified();
+            tokio::pin!(returned);
+            returned.as_mut().enable();
+            if let Some(seat) = self.spare.lock().await.pop() {
+                return Some(seat);
+            }
+            if self.returning.load(Ordering::SeqCst) == 0 {
+                return None;
+            }
+            // (A wipe is bounded by a page load.)
+            let _ = tokio::time::timeout(PAGE_LOAD, returned).await;
+        }
+    }
+
+    /// Starts browsers in the background until [`SPARE`] are ready or on
+    /// their way (counted under the lock: takers at once start no more).
+    async fn start_ahead(self: &Arc<Self>) {
+        let spare = self.spare.lock().await;
+        let coming = self.starting.load(Ordering::SeqCst) + self.returning.load(Ordering::SeqCst);
+        for _ in spare.len() + coming..SPARE {
+            self.starting.fetch_add(1, Ordering::SeqCst);
+            let driver = self.clone();
+            tokio::spawn(async move {
+                let seat = driver.session().await;
+                let mut spare = driver.spare.lock().await;
+                driver.starting.fetch_sub(1, Ordering::SeqCst);
+                if let Ok(seat) = seat {
+                    spare.push(seat);
+                }
+            });
         }
     }
 
@@ -219,6 +263,9 @@ impl Driver {
                     "--disable-background-networking", "--disable-extensions",
                     "--disable-sync", "--password-store=basic",
                     "--window-size=1024,768",
+                    // A new frame per document costs a third more CPU a
+                    // navigation; nothing a page can observe depends on it.
+                    "--disable-features=RenderDocument",
                     format!("--user-data-dir={}", profile.display()),
                 ],
                 "perfLoggingPrefs": {"enableNetwork": true, "enablePage": false},
@@ -254,11 +301,21 @@ impl Driver {
         })
     }
 
-    /// Takes back a human's browser at the end of its trial: wiped of all a
-    /// site can observe (cookies, cache, storage of every origin it showed,
-    /// its page) it waits for the next human, as a fresh profile would;
-    /// a browser that cannot be wiped, or one too many, is closed.
-    async fn give_back(&self, seat: &Seat, origins: Vec<String>) {
+    /// Takes back a browser its human is done with, in the background:
+    /// wiped of all a site can observe (cookies, cache, storage of every
+    /// origin it showed, its page) it waits for the next human, as a fresh
+    /// profile would; a browser that cannot be wiped, or one too many, is
+    /// closed.
+    fn give_back(self: Arc<Self>, seat: Seat, origins: Vec<String>) {
+        self.returning.fetch_add(1, Ordering::SeqCst);
+        tokio::spawn(async move {
+            self.wipe(&seat, origins).await;
+            self.returning.fetch_sub(1, Ordering::SeqCst);
+            self.returned.notify_waiters();
+        });
+    }
+
+    async fn wipe(&self, seat: &Seat, origins: Vec<String>) {
         let client = &seat.client;
         let wiped = async {
             let windows = client.windows().await.map_err(|_| ())?;
@@ -322,9 +379,12 @@ impl Driver {
 
     /// Stops chromedriver and every Chromium it started.
     pub async fn stop(&self) {
-        for seat in self.spare.lock().await.drain(..) {
-            let _ = seat.client.close().await;
+        // Browsers still being wiped go with the rest.
+        let mut spare = Vec::new();
+        while let Some(seat) = self.spare_or_returned().await {
+            spare.push(seat.client.close());
         }
+        futures::future::join_all(spare).await;
         if let Some(mut child) = self.child.lock().await.take() {
             child.stop(Duration::from_secs(2)).await;
         }
@@ -399,6 +459,9 @@ pub struct Shown {
     pub title: String,
     /// Milliseconds from the navigation's start to the page read.
     pub elapsed_ms: u64,
+    /// The value of every cookie the browser sent or was sent since the
+    /// last page read (secrets: no `Debug`).
+    pub cookies: Vec<String>,
 }
 
 /// A chromedriver command fantoccini has no method for.
@@ -421,17 +484,14 @@ impl WebDriverCompatibleCommand for Raw {
     }
 }
 
-/// Whether `script` answers `true` in the page within [`PAGE_LOAD`], asked
-/// every 20 ms (an answer that is an error, as during a navigation, is a no).
-async fn loaded(client: &fantoccini::Client, script: &str) -> bool {
-    let deadline = tokio::time::Instant::now() + PAGE_LOAD;
-    while tokio::time::Instant::now() <= deadline {
-        if matches!(client.execute(script, vec![]).await, Ok(Value::Bool(true))) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
+/// WebDriver's Navigate To (fantoccini's `goto` first asks for the current
+/// URL, to resolve a relative one: a command more per page).
+async fn navigate(
+    client: &fantoccini::Client,
+    url: &url::Url,
+) -> Result<Value, fantoccini::error::CmdError> {
+    let body = json!({ "url": url.as_str() });
+    client.issue_cmd(Raw { path: "url", body }).await
 }
 
 /// A Chrome DevTools command in `client`'s browser.
@@ -473,22 +533,6 @@ impl Tab {
 
     async fn client(&self) -> Step<&fantoccini::Client> {
         Ok(&self.seat().await?.client)
-    }
-
-    /// Ends this human's use of the browser: the driver wipes it for
-    /// another human, or closes it.
-    pub async fn close(&self) {
-        let Some(seat) = self.seat.get() else { return };
-        if self.spoiled() {
-            // Its commands may each wait out a page load, and its page may
-            // go on loading from the Core: its Chromium goes at once.
-            kill_naming(&seat.profile);
-            tokio::spawn(seat.client.clone().close());
-        } else {
-            let origins =
-                std::mem::take(&mut *self.origins.lock().unwrap_or_else(|e| e.into_inner()));
-            self.driver.give_back(seat, origins).await;
-        }
     }
 
     /// Marks this browser as one not to use again after its trial.
@@ -563,19 +607,17 @@ impl Tab {
         self.navigating(async {
             let started = std::time::Instant::now();
             let client = self.client().await?;
-            self.drain_log().await?;
-            client
-                .goto(url.as_str())
+            navigate(client, url)
                 .await
                 .map_err(|e| Abort::failed(format!("the browser could not open {url}: {e}")))?;
-            self.shown(started).await
+            let shown = self.shown_when(started, None).await?;
+            shown.ok_or_else(|| Abort::errored("browser: no page after a navigation"))
         })
         .await
     }
 
-    /// One navigation, from the log drained before it to the page read
-    /// after it. A browser whose navigation failed is spoiled: its page may
-    /// never end loading.
+    /// One navigation, to the page read after it. A browser whose
+    /// navigation failed is spoiled: its page may never end loading.
     async fn navigating(&self, go: impl Future<Output = Step<Shown>>) -> Step<Shown> {
         let shown = go.await;
         if shown.is_err() {
@@ -603,34 +645,30 @@ impl Tab {
     ) -> Step<Shown> {
         let _turn = self.turn.lock().await;
         let list: Vec<Value> = fields.iter().map(|(n, v)| json!([n, v])).collect();
+        let refused = |why: &str| {
+            Abort::failed(format!(
+                "the browser cannot submit the form to {}: {why}",
+                action.path()
+            ))
+        };
         if let Some((doc, index)) = dom
             && doc == self.doc()
         {
-            let prepared = self
-                .script(FILL, vec![json!(index), json!(button), Value::Array(list)])
-                .await?;
-            if prepared != json!("ok") {
-                return Err(Abort::failed(format!(
-                    "the browser cannot submit the form to {}: {}",
-                    action.path(),
-                    prepared.as_str().unwrap_or("?")
-                )));
-            }
-            return self.click_marked().await;
+            let fill = format!("{FILL}{CLICK_POINT}");
+            let args = vec![json!(index), json!(button), Value::Array(list)];
+            return self.click(&fill, args, refused).await;
         }
-        let here = self.script("return location.origin;", vec![]).await?;
-        if here.as_str() != Some(action.origin().ascii_serialization().as_str()) {
-            let root = action
-                .join("/")
-                .map_err(|e| Abort::errored(format!("{action}: {e}")))?;
-            self.open(&root).await?;
+        let inject = format!("{INJECT}{CLICK_POINT}");
+        let args = vec![json!(method), json!(action.as_str()), Value::Array(list)];
+        let here = self.script(&inject, args.clone()).await?;
+        if here != json!(ELSEWHERE) {
+            return self.click_at(here, refused).await;
         }
-        self.script(
-            INJECT,
-            vec![json!(method), json!(action.as_str()), Value::Array(list)],
-        )
-        .await?;
-        self.click_marked().await
+        let root = action
+            .join("/")
+            .map_err(|e| Abort::errored(format!("{action}: {e}")))?;
+        self.open(&root).await?;
+        self.click(&inject, args, refused).await
     }
 
     /// Opens `url` (another site's page that navigates on its own) and
@@ -640,73 +678,99 @@ impl Tab {
         self.navigating(async {
             let started = std::time::Instant::now();
             let client = self.client().await?;
-            self.drain_log().await?;
-            client
-                .goto(url.as_str())
+            navigate(client, url)
                 .await
                 .map_err(|e| Abort::errored(format!("the browser could not open {url}: {e}")))?;
             let want = origin.ascii_serialization();
-            let script = format!(
-                "return location.origin === {} && document.readyState === 'complete';",
+            let there = format!(
+                "location.origin === {} && document.readyState === 'complete'",
                 json!(want)
             );
-            if !loaded(client, &script).await {
-                return Err(Abort::failed(format!(
+            let shown = self.shown_when(started, Some(&there)).await?;
+            shown.ok_or_else(|| {
+                Abort::failed(format!(
                     "the page at {url} did not lead to {want} within {PAGE_LOAD:?}"
-                )));
-            }
-            self.shown(started).await
+                ))
+            })
         })
         .await
     }
 
-    /// Clicks the element the page scripts marked and waits for the page
-    /// the click leads to.
-    async fn click_marked(&self) -> Step<Shown> {
+    /// Runs `prepare` (a script that marks a button and ends with
+    /// [`CLICK_POINT`]) and clicks there; a reason it answers instead is
+    /// `refused`.
+    async fn click(
+        &self,
+        prepare: &str,
+        args: Vec<Value>,
+        refused: impl Fn(&str) -> Abort,
+    ) -> Step<Shown> {
+        let point = self.script(prepare, args).await?;
+        self.click_at(point, refused).await
+    }
+
+    /// Clicks at `point` (`[x, y]` from [`CLICK_POINT`]) as a person's mouse
+    /// does, through the browser's input (so what covers the button takes
+    /// the click), and waits for the page the click leads to.
+    async fn click_at(&self, point: Value, refused: impl Fn(&str) -> Abort) -> Step<Shown> {
+        let (Some(x), Some(y)) = (point[0].as_f64(), point[1].as_f64()) else {
+            return Err(refused(point.as_str().unwrap_or("?")));
+        };
         self.navigating(async {
             let started = std::time::Instant::now();
             let client = self.client().await?;
-            self.drain_log().await?;
-            client
-                .execute("window.__grantgate_old = true;", vec![])
-                .await
-                .map_err(browser_error("marking the page"))?;
-            let button = client
-                .find(fantoccini::Locator::Css("[data-grantgate-click]"))
-                .await
-                .map_err(browser_error("finding the button"))?;
-            button
-                .click()
-                .await
-                .map_err(|e| Abort::failed(format!("clicking the form's button: {e}")))?;
-            let script = "return window.__grantgate_old === undefined \
-                          && document.readyState === 'complete';";
-            if !loaded(client, script).await {
-                return Err(Abort::failed(format!(
-                    "clicking the form's button led to no new page within {PAGE_LOAD:?}"
-                )));
+            for (kind, button) in [
+                ("mouseMoved", "none"),
+                ("mousePressed", "left"),
+                ("mouseReleased", "left"),
+            ] {
+                let event =
+                    json!({"type": kind, "x": x, "y": y, "button": button, "clickCount": 1});
+                cdp(client, "Input.dispatchMouseEvent", event)
+                    .await
+                    .map_err(|e| Abort::failed(format!("clicking the form's button: {e}")))?;
             }
-            self.shown(started).await
+            let new_page =
+                "window.__grantgate_old === undefined && document.readyState === 'complete'";
+            let shown = self.shown_when(started, Some(new_page)).await?;
+            shown.ok_or_else(|| {
+                Abort::failed(format!(
+                    "clicking the form's button led to no new page within {PAGE_LOAD:?}"
+                ))
+            })
         })
         .await
     }
 
-    /// Empties the network log, so that the next read holds one navigation.
-    async fn drain_log(&self) -> Step<Vec<Value>> {
-        self.driver.network_log(self.seat().await?).await
-    }
-
-    /// The page the browser shows now, with the status and redirects of the
-    /// navigation that led to it (from the network log).
-    async fn shown(&self, started: std::time::Instant) -> Step<Shown> {
+    /// The page the browser shows once `ready` (a JavaScript condition) is
+    /// true, asked every 20 ms within [`PAGE_LOAD`] (`None` when it never
+    /// is), with the status and redirects of the navigation that led to it
+    /// (from the network log).
+    async fn shown_when(
+        &self,
+        started: std::time::Instant,
+        ready: Option<&str>,
+    ) -> Step<Option<Shown>> {
         let client = self.client().await?;
-        let doc = self.doc.fetch_add(1, Ordering::SeqCst) + 1;
         // The page is bounded in the page, before WebDriver carries it here.
         let limit = crate::limits::body_limit();
-        let page = client
-            .execute(READ_PAGE, vec![json!(limit)])
-            .await
-            .map_err(browser_error("reading the page"))?;
+        let read = match ready {
+            Some(ready) => format!("if (!({ready})) return null;{READ_PAGE}"),
+            None => READ_PAGE.to_owned(),
+        };
+        let deadline = tokio::time::Instant::now() + PAGE_LOAD;
+        let page = loop {
+            // (An error, as during a navigation, is a not yet.)
+            match client.execute(&read, vec![json!(limit)]).await {
+                Ok(Value::Null) | Err(_) if ready.is_some() => {}
+                answer => break answer.map_err(browser_error("reading the page"))?,
+            }
+            if tokio::time::Instant::now() > deadline {
+                return Ok(None);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let doc = self.doc.fetch_add(1, Ordering::SeqCst) + 1;
         if page.get(4).is_some() {
             return Err(Abort::failed(format!(
                 "the page is larger than the harness's limit of {limit} characters (--max-body)"
@@ -717,7 +781,9 @@ impl Tab {
             .and_then(|u| u.parse().ok())
             .ok_or_else(|| Abort::errored("browser: the page has no URL"))?;
         let part = |i: usize| page[i].as_str().unwrap_or("").to_owned();
-        let (status, redirects) = navigation(&self.drain_log().await?);
+        // The log since the last page read: this navigation is its last.
+        let log = self.driver.network_log(self.seat().await?).await?;
+        let (status, redirects) = navigation(&log);
         {
             let mut origins = self.origins.lock().unwrap_or_else(|e| e.into_inner());
             for seen in redirects.iter().map(|(_, u)| u).chain([&url]) {
@@ -727,7 +793,7 @@ impl Tab {
                 }
             }
         }
-        Ok(Shown {
+        Ok(Some(Shown {
             status: status.unwrap_or(0),
             url,
             html: part(0),
@@ -736,7 +802,29 @@ impl Tab {
             doc,
             title: part(2),
             elapsed_ms: started.elapsed().as_millis() as u64,
-        })
+            cookies: cookie_values(&log),
+        }))
+    }
+}
+
+impl Drop for Tab {
+    /// Its human is done with it (every copy gone): the driver wipes it
+    /// for another human, or closes it.
+    fn drop(&mut self) {
+        let Some(seat) = self.seat.take() else { return };
+        let runtime = tokio::runtime::Handle::try_current();
+        if self.spoiled() || runtime.is_err() {
+            // Its commands may each wait out a page load, and its page may
+            // go on loading from the Core: its Chromium goes at once.
+            kill_naming(&seat.profile);
+            if let Ok(runtime) = runtime {
+                runtime.spawn(seat.client.close());
+            }
+        } else {
+            let origins =
+                std::mem::take(&mut *self.origins.lock().unwrap_or_else(|e| e.into_inner()));
+            self.driver.clone().give_back(seat, origins);
+        }
     }
 }
 
@@ -780,6 +868,46 @@ fn navigation(log: &[Value]) -> (Option<u16>, Vec<(u16, url::Url)>) {
     (status, redirects)
 }
 
+/// The values of the cookies in a performance log: those the requests
+/// carried and those the answers' `Set-Cookie` fields set (RFC 6265 §5.2:
+/// the value runs from the first `=` to the first `;`, trimmed).
+fn cookie_values(log: &[Value]) -> Vec<String> {
+    let mut values = Vec::new();
+    for entry in log {
+        let Some(message) = entry["message"]
+            .as_str()
+            .and_then(|m| serde_json::from_str::<Value>(m).ok())
+        else {
+            continue;
+        };
+        let params = &message["message"]["params"];
+        match message["message"]["method"].as_str() {
+            Some("Network.requestWillBeSentExtraInfo") => {
+                let sent = params["associatedCookies"].as_array().into_iter().flatten();
+                values
+                    .extend(sent.filter_map(|c| c["cookie"]["value"].as_str().map(str::to_owned)));
+            }
+            Some("Network.responseReceivedExtraInfo") => {
+                let headers = params["headers"].as_object().into_iter().flatten();
+                let set = headers
+                    .filter(|(name, _)| name.eq_ignore_ascii_case("set-cookie"))
+                    .filter_map(|(_, v)| v.as_str());
+                for line in set.flat_map(str::lines) {
+                    // (A pair without `=` is all value.)
+                    let pair = line.split(';').next().unwrap_or("");
+                    let value = pair.split_once('=').map_or(pair, |(_, v)| v);
+                    values.push(value.trim_matches([' ', '\t']).to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    values.retain(|v| !v.is_empty());
+    values.sort();
+    values.dedup();
+    values
+}
+
 /// The page shown: `[outerHTML, innerText, title, URL]`, or those four and
 /// `true` when the HTML and text together exceed `arguments[0]` characters
 /// (then both empty).
@@ -792,7 +920,8 @@ return [html, text, title, location.href];
 "#;
 
 /// Fills form `arguments[0]` so that clicking its submit button
-/// `arguments[1]` sends `arguments[2]`, and marks that button.
+/// `arguments[1]` sends `arguments[2]`, and marks that button (then
+/// [`CLICK_POINT`]); else why not.
 const FILL: &str = r#"
 const [index, button, want] = arguments;
 const form = document.querySelectorAll('form')[index];
@@ -834,13 +963,15 @@ for (const [n, v] of rest) {
   h.type = 'hidden'; h.name = n; h.value = v; form.appendChild(h);
 }
 clicked.setAttribute('data-grantgate-click', '');
-return 'ok';
 "#;
 
 /// Builds a form (`arguments`: method, action, fields) at the end of the
-/// page with a button of its own, and marks that button.
+/// page with a button of its own, and marks that button (then
+/// [`CLICK_POINT`]); [`ELSEWHERE`] when the page is not of the action's
+/// origin.
 const INJECT: &str = r#"
 const [method, action, fields] = arguments;
+if (location.origin !== new URL(action).origin) return 'the page shown is of another origin';
 const form = document.createElement('form');
 form.method = method; form.action = action;
 for (const [n, v] of fields) {
@@ -852,7 +983,29 @@ b.type = 'submit'; b.textContent = 'send';
 b.setAttribute('data-grantgate-click', '');
 form.appendChild(b);
 (document.body || document.documentElement).appendChild(form);
-return 'ok';
+"#;
+
+/// What [`INJECT`] answers on a page of another origin than the form's.
+const ELSEWHERE: &str = "the page shown is of another origin";
+
+/// The marked element's in-view centre, scrolled into view, where a click
+/// lands on the element itself (WebDriver's element click: one another
+/// element covers is intercepted), as `[x, y]`; else why not. Marks the
+/// page, so that the next one is told from it. The end of [`FILL`] and
+/// [`INJECT`].
+const CLICK_POINT: &str = r#"
+const e = document.querySelector('[data-grantgate-click]');
+if (!e) return 'it is gone from the page';
+e.scrollIntoView({block: 'center', inline: 'center'});
+const r = e.getClientRects()[0];
+const left = r && Math.max(r.left, 0), right = r && Math.min(r.right, innerWidth);
+const top = r && Math.max(r.top, 0), bottom = r && Math.min(r.bottom, innerHeight);
+if (!r || right <= left || bottom <= top) return 'it is not shown';
+const [x, y] = [(left + right) / 2, (top + bottom) / 2];
+const hit = document.elementFromPoint(x, y);
+if (!hit || !e.contains(hit)) return `<${hit ? hit.localName : 'nothing'}> covers it`;
+window.__grantgate_old = true;
+return [x, y];
 "#;
 
 /// A page on another site than the Core's, served by the harness while the
@@ -918,6 +1071,39 @@ pub fn attr_escape(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A performance log entry as chromedriver writes it: the DevTools
+    /// event as a JSON string.
+    fn entry(method: &str, params: Value) -> Value {
+        let message = json!({"message": {"method": method, "params": params}});
+        json!({ "message": message.to_string() })
+    }
+
+    #[test]
+    fn the_cookies_of_a_log_are_those_sent_and_those_set() {
+        let log = [
+            entry(
+                "Network.requestWillBeSentExtraInfo",
+                json!({"associatedCookies": [{"cookie": {"name": "sid", "value": "sent-1"}}]}),
+            ),
+            entry(
+                "Network.responseReceivedExtraInfo",
+                json!({"headers": {
+                    "Content-Type": "text/html",
+                    "set-Cookie": "a=set-2; HttpOnly\nb= \tset=3 ;Path=/\nnameless-4\nc=; Max-Age=0",
+                }}),
+            ),
+            entry(
+                "Network.requestWillBeSent",
+                json!({"request": {"headers": {"Cookie": "x=y"}}}),
+            ),
+            json!({"message": "not JSON"}),
+        ];
+        assert_eq!(
+            cookie_values(&log),
+            ["nameless-4", "sent-1", "set-2", "set=3"]
+        );
+    }
+
     /// To the next human a wiped browser is a fresh one: on no page, with no
     /// cookie and nothing stored by the site its last human saw.
     #[tokio::test]
@@ -956,19 +1142,17 @@ mod tests {
         let stored = "return localStorage.getItem('who');";
         assert_eq!(alice.script(stored, vec![]).await.unwrap(), json!("alice"));
         assert_eq!(alice.cookies().await.unwrap().len(), 1);
-        alice.close().await;
+        drop(alice);
 
-        let again = driver
-            .spare
-            .lock()
-            .await
-            .pop()
-            .expect("the wiped browser is kept");
-        assert_eq!(
-            again.client.session_id().await.unwrap(),
-            id,
-            "not the same browser"
-        );
+        let again = loop {
+            let seat = driver
+                .spare_or_returned()
+                .await
+                .expect("the wiped browser is kept");
+            if Some(&seat.id) == id.as_ref() {
+                break seat;
+            }
+        };
         let bob = Tab::new(driver.clone());
         let _ = bob.seat.set(again);
         let here = bob.script("return location.href;", vec![]).await.unwrap();
@@ -978,7 +1162,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(bob.script(stored, vec![]).await.unwrap(), Value::Null);
-        bob.close().await;
+        drop(bob);
         driver.stop().await;
     }
 
@@ -1016,7 +1200,7 @@ mod tests {
         let profile = tab.seat.get().unwrap().profile.clone();
         let alive = || !crate::sweep::processes_naming(std::slice::from_ref(&profile)).is_empty();
         assert!(alive());
-        tab.close().await;
+        drop(tab);
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         while alive() {
             assert!(
@@ -1036,8 +1220,7 @@ mod tests {
         let page = format!(
             "<p id=p></p><script>document.getElementById('p').textContent = 'x'.repeat({over})</script>"
         );
-        let (driver, tab) = refused_page(page, "larger than the harness's limit").await;
-        tab.close().await;
+        let (driver, _tab) = refused_page(page, "larger than the harness's limit").await;
         driver.stop().await;
     }
 }

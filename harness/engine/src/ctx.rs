@@ -233,7 +233,6 @@ pub struct Ctx {
     core_log: Option<crate::child::SharedLog>,
     slot: Option<crate::runner::slots::Slot>,
     browser: Option<Arc<crate::browser::Driver>>,
-    tabs: std::sync::Mutex<Vec<Arc<crate::browser::Tab>>>,
 }
 
 impl Ctx {
@@ -262,7 +261,6 @@ impl Ctx {
             core_log: None,
             slot: None,
             browser: None,
-            tabs: Default::default(),
         }
     }
 
@@ -280,11 +278,7 @@ impl Ctx {
     /// `human` at a real browser of its own when the run has one.
     fn seat(&self, human: Human) -> Human {
         match &self.browser {
-            Some(driver) => {
-                let tab = Arc::new(crate::browser::Tab::new(driver.clone()));
-                (self.tabs.lock().unwrap_or_else(|e| e.into_inner())).push(tab.clone());
-                human.in_browser(tab)
-            }
+            Some(driver) => human.in_browser(Arc::new(crate::browser::Tab::new(driver.clone()))),
             None => human,
         }
     }
@@ -873,10 +867,6 @@ impl Ctx {
     }
 
     pub(crate) async fn finish(self) -> (Vec<StepRecord>, Vec<NamedLog>) {
-        let tabs = std::mem::take(&mut *self.tabs.lock().unwrap_or_else(|e| e.into_inner()));
-        for tab in tabs {
-            tab.close().await;
-        }
         let mut logs = Vec::new();
         for bot in &self.bots {
             bot.stop().await;

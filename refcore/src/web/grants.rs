@@ -179,8 +179,14 @@ fn decision_form(action: &str, class: &str, label: &str, csrf: &str, grant: &Gra
             hidden("state_revision", &grant.state_revision.to_string())
         );
     }
+    // (Transparent: the page looks the same, but the layer takes every click.)
+    let veil = if fault!(DecisionButtonCovered) {
+        "<div style=\"position:fixed;inset:0;z-index:9\"></div>"
+    } else {
+        ""
+    };
     format!(
-        "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}<button type=\"submit\">{label}</button></form>\n",
+        "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}<button type=\"submit\">{label}</button></form>{veil}\n",
         escape(action),
         hidden("_csrf", csrf),
         hidden("state_revision", &grant.state_revision.to_string())

@@ -84,6 +84,9 @@ impl Human {
                 return Err(abort);
             }
         };
+        for cookie in &shown.cookies {
+            self.journal.secrets().register(cookie);
+        }
         self.journal.exchange(crate::vocab::Exchange {
             actor: self.login.clone(),
             kind: "browser".into(),
@@ -98,13 +101,6 @@ impl Human {
         let (page, csrf) = Page::from_browser(shown).await?;
         for csrf in csrf {
             self.journal.secrets().register(&csrf);
-        }
-        if let Some(tab) = &self.tab {
-            for cookie in tab.cookies().await? {
-                if let Some(value) = cookie["value"].as_str() {
-                    self.journal.secrets().register(value);
-                }
-            }
         }
         Ok(page)
     }
