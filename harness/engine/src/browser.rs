@@ -353,8 +353,9 @@ impl Driver {
         }
     }
 
-    /// Chromium's network log since the last read, emptying it; a log over
-    /// [`LOG_LIMIT`] is the page's failure, refused unread.
+    /// Chromium's network log since the last read, emptying it: its
+    /// DevTools events (`method`, `params`). A log over [`LOG_LIMIT`] is the
+    /// page's failure, refused unread.
     async fn network_log(&self, seat: &Seat) -> Step<Vec<Value>> {
         let broken = |e: &dyn std::fmt::Display| {
             Abort::errored(format!("browser: reading the network log: {e}"))
@@ -378,7 +379,11 @@ impl Driver {
             body.extend_from_slice(&chunk);
         }
         let log: Value = serde_json::from_slice(&body).map_err(|e| broken(&e))?;
-        Ok(log["value"].as_array().cloned().unwrap_or_default())
+        // Each entry holds its DevTools event as a JSON string.
+        let entries = log["value"].as_array().into_iter().flatten();
+        let events = entries.filter_map(|e| e["message"].as_str());
+        let events = events.filter_map(|m| serde_json::from_str::<Value>(m).ok());
+        Ok(events.map(|mut m| m["message"].take()).collect())
     }
 
     /// Stops chromedriver and every Chromium it started.
@@ -833,18 +838,12 @@ impl Drop for Tab {
 }
 
 /// The final status and the redirects of the last document navigation in a
-/// performance log.
+/// network log's events.
 fn navigation(log: &[Value]) -> (Option<u16>, Vec<(u16, url::Url)>) {
     let mut status = None;
     let mut redirects = Vec::new();
-    for entry in log {
-        let Some(message) = entry["message"]
-            .as_str()
-            .and_then(|m| serde_json::from_str::<Value>(m).ok())
-        else {
-            continue;
-        };
-        let (method, params) = (&message["message"]["method"], &message["message"]["params"]);
+    for event in log {
+        let (method, params) = (&event["method"], &event["params"]);
         if params["type"] != "Document" {
             continue;
         }
@@ -872,20 +871,14 @@ fn navigation(log: &[Value]) -> (Option<u16>, Vec<(u16, url::Url)>) {
     (status, redirects)
 }
 
-/// The values of the cookies in a performance log: those the requests
+/// The values of the cookies in a network log's events: those the requests
 /// carried and those the answers' `Set-Cookie` fields set (RFC 6265 §5.2:
 /// the value runs from the first `=` to the first `;`, trimmed).
 fn cookie_values(log: &[Value]) -> Vec<String> {
     let mut values = Vec::new();
-    for entry in log {
-        let Some(message) = entry["message"]
-            .as_str()
-            .and_then(|m| serde_json::from_str::<Value>(m).ok())
-        else {
-            continue;
-        };
-        let params = &message["message"]["params"];
-        match message["message"]["method"].as_str() {
+    for event in log {
+        let params = &event["params"];
+        match event["method"].as_str() {
             Some("Network.requestWillBeSentExtraInfo") => {
                 let sent = params["associatedCookies"].as_array().into_iter().flatten();
                 values
@@ -1075,11 +1068,8 @@ pub fn attr_escape(text: &str) -> String {
 mod tests {
     use super::*;
 
-    /// A performance log entry as chromedriver writes it: the DevTools
-    /// event as a JSON string.
     fn entry(method: &str, params: Value) -> Value {
-        let message = json!({"message": {"method": method, "params": params}});
-        json!({ "message": message.to_string() })
+        json!({"method": method, "params": params})
     }
 
     #[test]
@@ -1100,7 +1090,6 @@ mod tests {
                 "Network.requestWillBeSent",
                 json!({"request": {"headers": {"Cookie": "x=y"}}}),
             ),
-            json!({"message": "not JSON"}),
         ];
         assert_eq!(
             cookie_values(&log),
@@ -1196,9 +1185,9 @@ mod tests {
     /// without the log being read, and its browser is killed, not reused.
     #[tokio::test]
     async fn a_page_making_requests_without_end_fails_and_its_browser_goes() {
-        // 3,000 images of 4 KiB URLs: each URL is in several log entries.
-        let page = "<p>flood</p><script>const pad = 'x'.repeat(4096); \
-                    for (let i = 0; i < 3000; i++) new Image().src = '/i/' + i + '?' + pad;</script>";
+        // 400 images of 32 KiB URLs: each URL is in several log entries.
+        let page = "<p>flood</p><script>const pad = 'x'.repeat(32768); \
+                    for (let i = 0; i < 400; i++) new Image().src = '/i/' + i + '?' + pad;</script>";
         let (driver, tab) = refused_page(page.into(), "more requests than the harness reads").await;
         assert!(tab.spoiled());
         let profile = tab.seat.get().unwrap().profile.clone();
