@@ -64,7 +64,7 @@ pub struct Driver {
     /// For the commands read with a bound ([`Driver::network_log`]).
     http: reqwest::Client,
     /// Browsers ready for the next human: started ahead of need (a Chromium
-    /// takes a second or more to start), or wiped after an earlier trial.
+    /// takes a second or more to start), or wiped after an earlier human.
     spare: tokio::sync::Mutex<Vec<Seat>>,
     /// Browsers being started for `spare`.
     starting: AtomicUsize,
@@ -544,7 +544,7 @@ impl Tab {
         Ok(&self.seat().await?.client)
     }
 
-    /// Marks this browser as one not to use again after its trial.
+    /// Marks this browser as one not to use again after its human.
     fn spoil(&self) {
         self.spoiled.store(true, Ordering::SeqCst);
     }
