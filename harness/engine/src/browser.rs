@@ -192,8 +192,6 @@ impl Driver {
             returning: AtomicUsize::new(0),
             returned: tokio::sync::Notify::new(),
         });
-        // The first humans find browsers ready.
-        driver.start_ahead().await;
         Ok(driver)
     }
 
@@ -229,7 +227,7 @@ impl Driver {
 
     /// Starts browsers in the background until [`SPARE`] are ready or on
     /// their way (counted under the lock: takers at once start no more).
-    async fn start_ahead(self: &Arc<Self>) {
+    pub(crate) async fn start_ahead(self: &Arc<Self>) {
         let spare = self.spare.lock().await;
         let coming = self.starting.load(Ordering::SeqCst) + self.returning.load(Ordering::SeqCst);
         for _ in spare.len() + coming..SPARE {

@@ -57,7 +57,12 @@ impl Engine {
         crate::sweep::before_run(config.keep);
         let binaries = locate(config.core_bin.as_deref(), config.adapter_bin.as_deref())?;
         let browser = match config.browser {
-            crate::browser::BrowserKind::Chromium => Some(crate::browser::Driver::start().await?),
+            crate::browser::BrowserKind::Chromium => {
+                let driver = crate::browser::Driver::start().await?;
+                // Every human is in a browser: the first find theirs ready.
+                driver.start_ahead().await;
+                Some(driver)
+            }
             _ if config.real_browser_scenarios => Some(crate::browser::Driver::start().await?),
             crate::browser::BrowserKind::Http => None,
         };
