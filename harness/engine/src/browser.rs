@@ -617,8 +617,7 @@ impl Tab {
             navigate(client, url)
                 .await
                 .map_err(|e| Abort::failed(format!("the browser could not open {url}: {e}")))?;
-            let shown = self.shown_when(started, None).await?;
-            shown.ok_or_else(|| Abort::errored("browser: no page after a navigation"))
+            self.shown_when(started, None).await
         })
         .await
     }
@@ -693,12 +692,8 @@ impl Tab {
                 "location.origin === {} && document.readyState === 'complete'",
                 json!(want)
             );
-            let shown = self.shown_when(started, Some(&there)).await?;
-            shown.ok_or_else(|| {
-                Abort::failed(format!(
-                    "the page at {url} did not lead to {want} within {PAGE_LOAD:?}"
-                ))
-            })
+            let late = format!("the page at {url} did not lead to {want}");
+            self.shown_when(started, Some((&there, &late))).await
         })
         .await
     }
@@ -739,30 +734,27 @@ impl Tab {
             }
             let new_page =
                 "window.__grantgate_old === undefined && document.readyState === 'complete'";
-            let shown = self.shown_when(started, Some(new_page)).await?;
-            shown.ok_or_else(|| {
-                Abort::failed(format!(
-                    "clicking the form's button led to no new page within {PAGE_LOAD:?}"
-                ))
-            })
+            let late = "clicking the form's button led to no new page";
+            self.shown_when(started, Some((new_page, late))).await
         })
         .await
     }
 
     /// The page the browser shows once `ready` (a JavaScript condition) is
-    /// true, asked every 20 ms within [`PAGE_LOAD`] (`None` when it never
-    /// is), with the status and redirects of the navigation that led to it
-    /// (from the network log).
+    /// true, asked every 20 ms within [`PAGE_LOAD`] (else the step fails
+    /// saying what did not happen, `ready`'s second part), with the status
+    /// and redirects of the navigation that led to it (from the network
+    /// log).
     async fn shown_when(
         &self,
         started: std::time::Instant,
-        ready: Option<&str>,
-    ) -> Step<Option<Shown>> {
+        ready: Option<(&str, &str)>,
+    ) -> Step<Shown> {
         let client = self.client().await?;
         // The page is bounded in the page, before WebDriver carries it here.
         let limit = crate::limits::body_limit();
         let read = match ready {
-            Some(ready) => format!("if (!({ready})) return null;{READ_PAGE}"),
+            Some((ready, _)) => format!("if (!({ready})) return null;{READ_PAGE}"),
             None => READ_PAGE.to_owned(),
         };
         let deadline = tokio::time::Instant::now() + PAGE_LOAD;
@@ -772,8 +764,10 @@ impl Tab {
                 Ok(Value::Null) | Err(_) if ready.is_some() => {}
                 answer => break answer.map_err(browser_error("reading the page"))?,
             }
-            if tokio::time::Instant::now() > deadline {
-                return Ok(None);
+            if let Some((_, late)) = ready
+                && tokio::time::Instant::now() > deadline
+            {
+                return Err(Abort::failed(format!("{late} within {PAGE_LOAD:?}")));
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         };
@@ -800,7 +794,7 @@ impl Tab {
                 }
             }
         }
-        Ok(Some(Shown {
+        Ok(Shown {
             status: status.unwrap_or(0),
             url,
             html: part(0),
@@ -810,7 +804,7 @@ impl Tab {
             title: part(2),
             elapsed_ms: started.elapsed().as_millis() as u64,
             cookies: cookie_values(&log),
-        }))
+        })
     }
 }
 
