@@ -102,20 +102,27 @@ pub fn installed() -> bool {
         && find("GRANTGATE_SETPRIV", &["setpriv"]).is_some()
 }
 
+/// A missing part of the browser, with the command that installs it.
+fn missing(what: &str) -> HarnessError {
+    HarnessError::process(
+        "browser",
+        format!(
+            "--browser chromium needs {what}, which is not installed: run `{INSTALL}` \
+             (Debian), or set GRANTGATE_CHROMIUM / GRANTGATE_CHROMEDRIVER to the binaries"
+        ),
+    )
+}
+
 impl Driver {
     /// Starts chromedriver for a run. A missing Chromium or chromedriver is
     /// an environment error naming [`INSTALL`].
     pub async fn start() -> Result<Arc<Driver>, HarnessError> {
-        let missing = |what: &str| {
-            HarnessError::process(
-                "browser",
-                format!(
-                    "--browser chromium needs {what}, which is not installed: run `{INSTALL}` \
-                 (Debian), or set GRANTGATE_CHROMIUM / GRANTGATE_CHROMEDRIVER to the binaries"
-                ),
-            )
-        };
         let chromium = crate::chromium::find_chromium().ok_or_else(|| missing("Chromium"))?;
+        Driver::start_with(chromium).await
+    }
+
+    /// [`start`](Self::start) with this Chromium.
+    async fn start_with(chromium: PathBuf) -> Result<Arc<Driver>, HarnessError> {
         let chromedriver = find("GRANTGATE_CHROMEDRIVER", &["chromedriver"])
             .ok_or_else(|| missing("chromedriver"))?;
         let setpriv = find("GRANTGATE_SETPRIV", &["setpriv"])
@@ -137,11 +144,17 @@ impl Driver {
         // Chromium dies with chromedriver, however chromedriver dies. Its
         // first tab is blank: given no URL (chromedriver gives none), it opens
         // the new-tab page, hundreds of requests that starve a dozen browsers.
+        // What it says goes to `<profile>.log` (chromedriver discards it),
+        // for a start that fails; only fatal messages (chromedriver asks for
+        // all, the last `--log-level` counts), so no page can fill the file.
         let launcher = dir.path().join("chromium");
         std::fs::write(
             &launcher,
             format!(
-                "#!/bin/sh\nexec {} --pdeathsig KILL -- {} \"$@\" about:blank\n",
+                "#!/bin/sh\n\
+                 for a; do case $a in --user-data-dir=*) log=\"${{a#--user-data-dir=}}.log\";; esac; done\n\
+                 exec 2>>\"${{log:-/dev/null}}\"\n\
+                 exec {} --pdeathsig KILL -- {} \"$@\" --log-level=3 about:blank\n",
                 shell_quote(&setpriv),
                 shell_quote(&chromium)
             ),
@@ -281,7 +294,10 @@ impl Driver {
             .capabilities(caps)
             .connect(&self.url)
             .await
-            .map_err(|e| Abort::errored(format!("starting Chromium: {e}")))?;
+            .map_err(|e| {
+                let said = said_at_start(&profile);
+                Abort::errored(format!("starting Chromium: {e} (Chromium said: {said})"))
+            })?;
         client
             .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
                 Some(Duration::from_secs(10)),
@@ -413,6 +429,20 @@ fn kill_naming(dir: &Path) {
             nix::unistd::Pid::from_raw(pid),
             nix::sys::signal::Signal::SIGKILL,
         );
+    }
+}
+
+/// The end of what the Chromium of `profile` wrote (the launcher's log),
+/// bounded: "nothing" when it wrote nothing, as when killed from outside.
+fn said_at_start(profile: &Path) -> String {
+    const TAIL: usize = 2000;
+    let mut log = profile.as_os_str().to_owned();
+    log.push(".log");
+    let text = std::fs::read(&log).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text[text.len().saturating_sub(TAIL)..]);
+    match text.trim() {
+        "" => "nothing".to_owned(),
+        said => format!("`{}`", said.replace('\n', " | ")),
     }
 }
 
@@ -1148,6 +1178,30 @@ mod tests {
             .unwrap();
         assert_eq!(bob.script(stored, vec![]).await.unwrap(), Value::Null);
         drop(bob);
+        driver.stop().await;
+    }
+
+    /// A Chromium that exits at its start fails the step with what it said
+    /// (chromedriver itself only says "Chrome instance exited").
+    #[tokio::test]
+    async fn a_chromium_that_cannot_start_is_named_with_what_it_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("chromium");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\ncase \"$1\" in --version) echo Chromium 1.0;; \
+             *) echo 'FATAL: no room for a zygote' >&2; exit 1;; esac\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let driver = Driver::start_with(fake).await.unwrap();
+        let failed = driver.session().await.err().expect("no browser");
+        let text = failed.to_string();
+        assert!(
+            text.contains("Chromium said: `FATAL: no room for a zygote`"),
+            "{text}"
+        );
         driver.stop().await;
     }
 
