@@ -634,6 +634,12 @@ impl Tab {
             .map_err(browser_error("screenshot"))
     }
 
+    /// The browser's turn: no navigation runs while it is held (a move at
+    /// the HTTP level with the browser's cookies, copied out and back).
+    pub async fn hold(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.turn.lock().await
+    }
+
     /// Opens `url` as typing it into the address bar does.
     pub async fn goto(&self, url: &url::Url) -> Step<Shown> {
         let _turn = self.turn.lock().await;

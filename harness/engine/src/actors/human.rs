@@ -232,6 +232,7 @@ impl Human {
     /// it held before, for [`restore_cookies`](Self::restore_cookies).
     pub async fn drop_cookie(&self, name: &str) -> Step<BrowserCookies> {
         let tab = self.real()?;
+        let _turn = tab.hold().await;
         let all = tab.cookies().await?;
         let kept = all.iter().filter(|c| c["name"] != name).cloned();
         tab.set_cookies(kept.map(settable).collect()).await?;
@@ -246,8 +247,9 @@ impl Human {
 
     /// Puts back the cookies [`drop_cookie`](Self::drop_cookie) saw.
     pub async fn restore_cookies(&self, cookies: BrowserCookies) -> Step<()> {
-        self.real()?
-            .set_cookies(cookies.0.into_iter().map(settable).collect())
+        let tab = self.real()?;
+        let _turn = tab.hold().await;
+        tab.set_cookies(cookies.0.into_iter().map(settable).collect())
             .await
     }
 
@@ -277,6 +279,22 @@ impl Human {
         let site = crate::browser::CrossSite::serve(&self.base, html).await?;
         let shown = tab.follow_to(&site.url, &form.action.origin()).await;
         self.shown("cross-site POST", shown).await
+    }
+
+    /// One request at the HTTP level with this human's cookies; in a real
+    /// browser, its cookies copied to the jar and back while it does
+    /// nothing else (a navigation or another move between the copies would
+    /// go without the session, or undo what the answer set).
+    async fn exchange(&self, request: reqwest::Request) -> Step<Answer> {
+        let _turn = match &self.tab {
+            Some(tab) => Some(tab.hold().await),
+            None => None,
+        };
+        self.jar_from_browser().await?;
+        let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
+        self.register_cookies();
+        self.browser_from_jar().await?;
+        Ok(answer)
     }
 
     /// Copies the browser's cookies into the jar (before an HTTP-level move).
@@ -396,10 +414,7 @@ impl Human {
             .form(&form.fields)
             .build()
             .map_err(|e| Abort::errored(format!("login request: {e}")))?;
-        self.jar_from_browser().await?;
-        let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
-        self.register_cookies();
-        self.browser_from_jar().await?;
+        let answer = self.exchange(request).await?;
         Ok(answer)
     }
 
@@ -704,10 +719,7 @@ impl Human {
         let request = request
             .build()
             .map_err(|e| Abort::errored(format!("form request: {e}")))?;
-        self.jar_from_browser().await?;
-        let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
-        self.register_cookies();
-        self.browser_from_jar().await?;
+        let answer = self.exchange(request).await?;
         Ok(answer)
     }
 
@@ -760,10 +772,7 @@ impl Human {
             let request = req
                 .build()
                 .map_err(|e| Abort::errored(format!("request to {url}: {e}")))?;
-            self.jar_from_browser().await?;
-            let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
-            self.register_cookies();
-            self.browser_from_jar().await?;
+            let answer = self.exchange(request).await?;
             let location = answer.header("location");
             match (answer.status, location) {
                 (301 | 302 | 303 | 307 | 308, Some(location)) => {
@@ -961,6 +970,53 @@ mod tests {
         ] {
             assert!(!all.contains(secret), "{secret} leaked into the journal");
         }
+    }
+
+    /// A real browser's move at the HTTP level (its cookies copied to the
+    /// jar and back) and a navigation at once: the navigation waits, so
+    /// the copy back does not undo the cookie it set.
+    #[tokio::test]
+    async fn a_move_at_the_http_level_does_not_undo_a_navigation_of_its_browser() {
+        let app = Router::new()
+            .route(
+                "/slow",
+                post(|| async {
+                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                    "late"
+                }),
+            )
+            .route(
+                "/mark",
+                get(|| async { ([(header::SET_COOKIE, "mark=1; Path=/")], "marked") }),
+            );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let driver = crate::browser::Driver::start().await.unwrap();
+        let tab = Arc::new(crate::browser::Tab::new(driver.clone()));
+        let journal = Journal::new(crate::secrets::SecretRegistry::new());
+        let dan = Human::new("dan", "irrelevant-pw", &base, journal)
+            .unwrap()
+            .in_browser(tab.clone());
+        dan.open("/").await.unwrap();
+        let form = Form::new("POST", format!("{base}/slow").parse().unwrap(), vec![]);
+        let mark = async {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            dan.open("/mark").await
+        };
+        let (sent, marked) = tokio::join!(dan.send(&form), mark);
+        assert_eq!(sent.unwrap().status, 200);
+        assert_eq!(marked.unwrap().status, 200);
+        let names: Vec<String> = tab
+            .cookies()
+            .await
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].to_string())
+            .collect();
+        assert_eq!(names, ["\"mark\""]);
+        drop(dan);
+        driver.stop().await;
     }
 
     #[tokio::test]
