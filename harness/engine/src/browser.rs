@@ -435,11 +435,17 @@ fn kill_naming(dir: &Path) {
 /// The end of what the Chromium of `profile` wrote (the launcher's log),
 /// bounded: "nothing" when it wrote nothing, as when killed from outside.
 fn said_at_start(profile: &Path) -> String {
-    const TAIL: usize = 2000;
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL: u64 = 2000;
     let mut log = profile.as_os_str().to_owned();
     log.push(".log");
-    let text = std::fs::read(&log).unwrap_or_default();
-    let text = String::from_utf8_lossy(&text[text.len().saturating_sub(TAIL)..]);
+    let mut tail = Vec::new();
+    if let Ok(mut file) = std::fs::File::open(&log) {
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let _ = file.seek(SeekFrom::Start(len.saturating_sub(TAIL)));
+        let _ = file.take(TAIL).read_to_end(&mut tail);
+    }
+    let text = String::from_utf8_lossy(&tail);
     match text.trim() {
         "" => "nothing".to_owned(),
         said => format!("`{}`", said.replace('\n', " | ")),

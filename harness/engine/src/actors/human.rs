@@ -414,8 +414,7 @@ impl Human {
             .form(&form.fields)
             .build()
             .map_err(|e| Abort::errored(format!("login request: {e}")))?;
-        let answer = self.exchange(request).await?;
-        Ok(answer)
+        self.exchange(request).await
     }
 
     /// The login form, filled in with this human's login and password but
@@ -719,8 +718,7 @@ impl Human {
         let request = request
             .build()
             .map_err(|e| Abort::errored(format!("form request: {e}")))?;
-        let answer = self.exchange(request).await?;
-        Ok(answer)
+        self.exchange(request).await
     }
 
     /// Follows a browser navigation: redirects with 301/302/303 become GETs
