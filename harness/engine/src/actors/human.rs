@@ -1005,14 +1005,9 @@ mod tests {
         let (sent, marked) = tokio::join!(dan.send(&form), mark);
         assert_eq!(sent.unwrap().status, 200);
         assert_eq!(marked.unwrap().status, 200);
-        let names: Vec<String> = tab
-            .cookies()
-            .await
-            .unwrap()
-            .iter()
-            .map(|c| c["name"].to_string())
-            .collect();
-        assert_eq!(names, ["\"mark\""]);
+        let cookies = tab.cookies().await.unwrap();
+        let names: Vec<&str> = cookies.iter().filter_map(|c| c["name"].as_str()).collect();
+        assert_eq!(names, ["mark"]);
         drop(dan);
         driver.stop().await;
     }
