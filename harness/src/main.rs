@@ -15,6 +15,7 @@ use grantgate_engine::config::{
     RunConfig, RunConfigBuilder, default_jobs, parse_env_pair,
 };
 use grantgate_engine::error::HarnessError;
+use grantgate_engine::report::invocation::Gate;
 use grantgate_engine::runner::Engine;
 use grantgate_engine::runner::catalogue::trials;
 use grantgate_engine::runner::events::EventSink;
@@ -301,6 +302,11 @@ struct RunArgs {
     /// one fails its trial by name.
     #[arg(long, value_name = "BYTES", default_value_t = grantgate_engine::limits::DEFAULT_BODY_LIMIT)]
     max_body: usize,
+    /// Refuse a PARTIAL verdict (trials not applicable or not run, a
+    /// selection, one backend): exit 3 instead of 0, so a release pipeline
+    /// ships only a Core the whole gate was run against.
+    #[arg(long)]
+    require_full: bool,
     #[command(flatten)]
     bounds: Bounds,
     #[command(flatten)]
@@ -571,8 +577,16 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(e).context("writing the report"),
     }
-    Ok(exit_code(&counts, cancel.is_cancelled()))
+    let code = exit_code(&counts, cancel.is_cancelled());
+    if code == 0 && args.require_full && report.gate() != Gate::Passed {
+        eprintln!("refused: {} (--require-full)", report.gate().banner());
+        return Ok(PARTIAL_REFUSED);
+    }
+    Ok(code)
 }
+
+/// The exit code of a PARTIAL verdict under `--require-full`.
+const PARTIAL_REFUSED: u8 = 3;
 
 /// Writes `dir/attestation.intoto.json`: the run's statement, redacted like
 /// every report file, signed.
@@ -671,7 +685,8 @@ fn merge(args: MergeArgs) -> anyhow::Result<u8> {
 }
 
 /// 130 interrupted, 1 a contract failure, 2 only harness or environment
-/// errors, 0 otherwise.
+/// errors, 0 otherwise: PARTIAL too, since what ran passed (a machine
+/// without Chromium is no failure); `--require-full` refuses it (3).
 fn exit_code(c: &grantgate_engine::report::model::Counts, interrupted: bool) -> u8 {
     if interrupted {
         130

@@ -31,6 +31,9 @@ fn verdict_to_trial(verdict: Verdict) -> Result<(), Failed> {
         Verdict::NotApplicable { message } => Err(Failed::from(format!(
             "NOT APPLICABLE to refcore: {message}"
         ))),
+        // Only a parity check whose backend trial did not pass: that one
+        // fails already; this says why the check was not run.
+        Verdict::NotRun { message } => Err(Failed::from(format!("NOT RUN: {message}"))),
     }
 }
 

@@ -176,7 +176,7 @@ pub fn statement(report: &RunReport, evidence: &Evidence) -> Value {
     for r in &report.results {
         match r.verdict {
             Verdict::Passed => passed.push(&r.name),
-            Verdict::NotApplicable { .. } => warned.push(&r.name),
+            Verdict::NotApplicable { .. } | Verdict::NotRun { .. } => warned.push(&r.name),
             Verdict::Failed { .. } | Verdict::Errored { .. } => failed.push(&r.name),
         }
     }

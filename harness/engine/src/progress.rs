@@ -57,6 +57,7 @@ fn tag(verdict: &Verdict, color: bool) -> String {
         Verdict::Failed { .. } => ("FAIL   ", 31),
         Verdict::Errored { .. } => ("ERROR  ", 33),
         Verdict::NotApplicable { .. } => ("N/A    ", 36),
+        Verdict::NotRun { .. } => ("NOT RUN", 36),
     };
     paint(text, code, color)
 }
@@ -130,10 +131,13 @@ fn handle(event: Event, tty: bool, color: bool, bar: &mut Option<ProgressBar>) {
             if let Some(b) = bar.take() {
                 b.finish_and_clear();
             }
-            let na = match counts.not_applicable {
+            let mut na = match counts.not_applicable {
                 0 => String::new(),
                 n => format!(", {n} not applicable"),
             };
+            if counts.not_run > 0 {
+                na.push_str(&format!(", {} not run", counts.not_run));
+            }
             println!(
                 "{} passed, {} failed, {} errored{na} in {:.1} s",
                 counts.passed,
@@ -215,12 +219,13 @@ pub fn github(report: &RunReport) {
     if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY") {
         let c = report.counts();
         let mut md = format!(
-            "## grantgate: {}\n\n{} passed, {} failed, {} errored, {} not applicable\n\n",
+            "## grantgate: {}\n\n{} passed, {} failed, {} errored, {} not applicable, {} not run\n\n",
             report.gate().banner(),
             c.passed,
             c.failed,
             c.errored,
-            c.not_applicable
+            c.not_applicable,
+            c.not_run
         );
         if !table.is_empty() {
             md.push_str("| trial | verdict | why |\n|---|---|---|\n");

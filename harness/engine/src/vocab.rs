@@ -24,6 +24,9 @@ pub const SEED_ENV: &str = "GRANTGATE_EXPLORE_SEED";
 /// fixture was invalid, a scenario panicked. *Not applicable* means the
 /// scenario relies on an optional launch extension the Core does not
 /// declare: nothing is known either way, and it never counts as passed.
+/// *Not run* means the trial was not run because of another result (a
+/// parity check whose backend trial failed, a run stopped early): it counts
+/// neither way, and the result that stopped it is counted once, where it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "snake_case")]
 pub enum Verdict {
@@ -44,16 +47,23 @@ pub enum Verdict {
         /// Which extension, and how a Core declares it.
         message: String,
     },
+    /// Not run because of another result, named in the message.
+    NotRun {
+        /// Which result, and why it leaves this trial nothing to do.
+        message: String,
+    },
 }
 
 impl Verdict {
-    /// Short lowercase label: `passed`, `failed`, `errored`, `not applicable`.
+    /// Short lowercase label: `passed`, `failed`, `errored`, `not applicable`,
+    /// `not run`.
     pub fn label(&self) -> &'static str {
         match self {
             Verdict::Passed => "passed",
             Verdict::Failed { .. } => "failed",
             Verdict::Errored { .. } => "errored",
             Verdict::NotApplicable { .. } => "not applicable",
+            Verdict::NotRun { .. } => "not run",
         }
     }
 
@@ -63,7 +73,8 @@ impl Verdict {
             Verdict::Passed => None,
             Verdict::Failed { message }
             | Verdict::Errored { message }
-            | Verdict::NotApplicable { message } => Some(message),
+            | Verdict::NotApplicable { message }
+            | Verdict::NotRun { message } => Some(message),
         }
     }
 }

@@ -87,7 +87,14 @@ impl RunReport {
             ));
         }
         if c.not_applicable > 0 {
-            why.push(format!("{} not applicable", c.not_applicable));
+            why.push(format!(
+                "{} not applicable ({})",
+                c.not_applicable,
+                self.not_applicable_reasons()
+            ));
+        }
+        if c.not_run > 0 {
+            why.push(format!("{} not run", c.not_run));
         }
         if self.results.is_empty() {
             why.push("no trial ran".into());
@@ -99,6 +106,22 @@ impl RunReport {
                 why: why.join("; "),
             }
         }
+    }
+
+    /// Each distinct reason of the not-applicable trials, with how many
+    /// trials it holds back.
+    fn not_applicable_reasons(&self) -> String {
+        let mut reasons: Vec<(&str, usize)> = Vec::new();
+        for r in &self.results {
+            if let crate::vocab::Verdict::NotApplicable { message } = &r.verdict {
+                match reasons.iter_mut().find(|(m, _)| *m == message) {
+                    Some((_, n)) => *n += 1,
+                    None => reasons.push((message, 1)),
+                }
+            }
+        }
+        let words: Vec<String> = reasons.iter().map(|(m, n)| format!("{n} × {m}")).collect();
+        words.join("; ")
     }
 
     /// The command that reruns exactly `result` against the same Core, with
@@ -233,5 +256,42 @@ mod tests {
         r.invocation.catalogue_trials = r.results.len() + 5;
         r.invocation.selection = vec!["filter=replay".into()];
         assert!(matches!(r.gate(), Gate::Partial { why } if why.starts_with("filter=replay, ")));
+    }
+
+    #[test]
+    fn trials_not_applicable_or_not_run_make_the_gate_partial_with_their_reasons() {
+        use crate::vocab::Verdict;
+        let mut r = sample();
+        for t in &mut r.results {
+            t.verdict = Verdict::Passed;
+        }
+        r.invocation.catalogue_trials = r.results.len();
+        let na = Verdict::NotApplicable {
+            message: "needs a real browser".into(),
+        };
+        r.results[0].verdict = na.clone();
+        let mut parity = r.results[0].clone();
+        parity.backend = PARITY.into();
+        r.results.push(parity);
+        r.invocation.catalogue_trials += 1;
+        assert_eq!(
+            r.gate(),
+            Gate::Partial {
+                why: "2 not applicable (2 × needs a real browser)".into()
+            },
+            "one reason, named once with how many trials it holds back"
+        );
+        r.results[1].verdict = Verdict::NotRun {
+            message: "not compared".into(),
+        };
+        assert!(matches!(r.gate(), Gate::Partial { why } if why.ends_with("; 1 not run")));
+        r.results[1].verdict = Verdict::Failed {
+            message: "x".into(),
+        };
+        assert_eq!(
+            r.gate(),
+            Gate::Failed,
+            "a failure outweighs what was not run"
+        );
     }
 }

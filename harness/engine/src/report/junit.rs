@@ -62,6 +62,12 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
                     s.set_type("not applicable");
                     s
                 }
+                Verdict::NotRun { message } => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(secrets.redact(message));
+                    s.set_type("not run");
+                    s
+                }
             };
             let mut case = TestCase::new(r.name.clone(), status);
             case.set_classname(format!("grantgate.{}", r.family));

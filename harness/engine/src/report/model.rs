@@ -35,7 +35,7 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    /// Counts of passed, failed, errored and not-applicable results.
+    /// Counts of passed, failed, errored, not-applicable and not-run results.
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
         for r in &self.results {
@@ -44,6 +44,7 @@ impl RunReport {
                 Verdict::Failed { .. } => c.failed += 1,
                 Verdict::Errored { .. } => c.errored += 1,
                 Verdict::NotApplicable { .. } => c.not_applicable += 1,
+                Verdict::NotRun { .. } => c.not_run += 1,
             }
         }
         c
@@ -62,6 +63,9 @@ pub struct Counts {
     /// Scenarios that need an extension the Core does not declare.
     #[serde(default)]
     pub not_applicable: usize,
+    /// Trials not run because of another result (named in each).
+    #[serde(default)]
+    pub not_run: usize,
 }
 
 /// The versions an auditor needs to reproduce the run.

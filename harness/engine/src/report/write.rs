@@ -108,7 +108,10 @@ fn fit_exchanges(report: &mut RunReport, budget: usize) {
         .collect();
     let sum = |t: &Vec<usize>| t.iter().sum::<usize>();
     let failing = |r: &super::model::ScenarioResult| {
-        !matches!(r.verdict, Verdict::Passed | Verdict::NotApplicable { .. })
+        !matches!(
+            r.verdict,
+            Verdict::Passed | Verdict::NotApplicable { .. } | Verdict::NotRun { .. }
+        )
     };
     let failing_bytes: usize = (report.results.iter().zip(&sizes))
         .filter(|(r, _)| failing(r))

@@ -98,11 +98,14 @@ pub fn missing_extension(version: &Value, needs: &[String]) -> Option<String> {
         .find(|n| !declared.contains(&n.as_str()))
         .map(|n| {
             format!(
-                "needs the optional extension `{n}`, which this Core does not declare \
+                "{UNDECLARED} `{n}`, which this Core does not declare \
              (a Core declares extensions in the `extensions` array of /api/v1/version)"
             )
         })
 }
+
+/// How the reason of a trial that needs an undeclared extension begins.
+pub const UNDECLARED: &str = "needs the optional extension";
 
 /// Checks that the database at `url` (the one the harness handed the Core)
 /// holds at least one table with at least one row.

@@ -33,8 +33,8 @@ pub fn claim(scenario: &Scenario) -> String {
 /// Compares the observations of `results` (one per backend, in backend
 /// order) and returns the parity result.
 ///
-/// - A backend trial that did not pass leaves the claim unproven: failed,
-///   naming it.
+/// - A backend trial that did not pass leaves nothing to compare
+///   ([`not_comparable`]): the check is not run, or not applicable.
 /// - A passing trial that observed nothing means the scenario is marked for
 ///   parity but never calls `ctx.observe`: errored (a harness bug).
 /// - Otherwise every backend is compared with the first, observation by
@@ -67,10 +67,8 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         };
         return out;
     }
-    if let Some(r) = results.iter().find(|r| r.verdict != Verdict::Passed) {
-        out.verdict = Verdict::Failed {
-            message: format!("not comparable: {} did not pass", r.name),
-        };
+    if let Some(verdict) = not_comparable(results) {
+        out.verdict = verdict;
         return out;
     }
     if let Some(r) = results.iter().find(|r| r.observations.is_empty()) {
@@ -119,6 +117,22 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         out.steps.push(step);
     }
     out
+}
+
+/// Why `results` cannot be compared, if they cannot: a backend trial that
+/// failed or errored is counted once, where it is, so the check is *not
+/// run*, naming it; one that is not applicable (or not run) leaves the check
+/// the same, with the same reason.
+fn not_comparable(results: &[&ScenarioResult]) -> Option<Verdict> {
+    if let Some(r) = (results.iter())
+        .find(|r| matches!(r.verdict, Verdict::Failed { .. } | Verdict::Errored { .. }))
+    {
+        return Some(Verdict::NotRun {
+            message: format!("not compared: {} {}", r.name, r.verdict.label()),
+        });
+    }
+    let r = results.iter().find(|r| r.verdict != Verdict::Passed)?;
+    Some(r.verdict.clone())
 }
 
 /// Every observation of `results` side by side, row `i` holding the `i`-th
@@ -244,7 +258,7 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_backend_or_an_empty_scenario_is_not_a_pass() {
+    fn a_backend_that_did_not_pass_or_an_empty_scenario_is_not_a_pass() {
         let a = result("sqlite", Verdict::Passed, &["1"]);
         let failed = result(
             "postgres",
@@ -253,10 +267,24 @@ mod tests {
             },
             &["1"],
         );
-        assert!(matches!(
-            compare(&scenario(), &[&a, &failed]).verdict,
-            Verdict::Failed { .. }
-        ));
+        match compare(&scenario(), &[&a, &failed]).verdict {
+            Verdict::NotRun { message } => {
+                assert_eq!(message, "not compared: postgres::s failed")
+            }
+            other => panic!("a failed backend trial is counted once, got {other:?}"),
+        }
+        let na = |backend| {
+            let message = "needs the optional extension `x`".to_owned();
+            result(backend, Verdict::NotApplicable { message }, &[])
+        };
+        let (na_a, na_b) = (na("sqlite"), na("postgres"));
+        match compare(&scenario(), &[&na_a, &na_b]).verdict {
+            Verdict::NotApplicable { message } => assert_eq!(
+                message, "needs the optional extension `x`",
+                "the backend's reason"
+            ),
+            other => panic!("nothing to compare is not applicable, got {other:?}"),
+        }
         let empty = result("postgres", Verdict::Passed, &[]);
         assert!(matches!(
             compare(&scenario(), &[&a, &empty]).verdict,

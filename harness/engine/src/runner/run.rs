@@ -453,7 +453,7 @@ impl Stop {
         use crate::vocab::Verdict;
         let message = match &result.verdict {
             Verdict::Failed { message } | Verdict::Errored { message } => message,
-            Verdict::Passed | Verdict::NotApplicable { .. } => {
+            Verdict::Passed | Verdict::NotApplicable { .. } | Verdict::NotRun { .. } => {
                 self.unstarted = 0;
                 self.first_cause = None;
                 return;

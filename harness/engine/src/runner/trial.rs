@@ -370,7 +370,7 @@ impl Engine {
             Verdict::Errored { message } => Verdict::Errored {
                 message: journal.secrets().redact(&message),
             },
-            Verdict::NotApplicable { message } => Verdict::NotApplicable { message },
+            v @ (Verdict::NotApplicable { .. } | Verdict::NotRun { .. }) => v,
         };
         result.duration_ms = started.elapsed().as_millis() as u64;
         events(Event::TrialFinished {

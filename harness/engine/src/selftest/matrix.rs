@@ -61,10 +61,18 @@ impl VariantRow {
         VariantRow {
             name: name.to_owned(),
             trials_run: report.results.len(),
+            // A Core that declares no extension is honest (spec §5): the
+            // trials that need one are not applicable to it, never refused.
             not_passed: report
                 .results
                 .iter()
-                .filter(|r| r.verdict != Verdict::Passed)
+                .filter(|r| match &r.verdict {
+                    Verdict::Passed => false,
+                    Verdict::NotApplicable { message } => {
+                        !message.starts_with(crate::runner::identity::UNDECLARED)
+                    }
+                    _ => true,
+                })
                 .map(cell)
                 .collect(),
             duration_ms: report.duration_ms,
@@ -223,8 +231,8 @@ pub fn build(
                     }
                     Verdict::Failed { .. } => row.failed_without_clean_pass.push(cell(r)),
                     Verdict::Errored { .. } => row.errored.push(cell(r)),
-                    // Not applicable to this Core: says nothing about the fault.
-                    Verdict::NotApplicable { .. } => {}
+                    // Not applicable to this Core, or not run: says nothing about the fault.
+                    Verdict::NotApplicable { .. } | Verdict::NotRun { .. } => {}
                 }
             }
             row
@@ -428,7 +436,7 @@ pub(crate) mod tests {
             passed: 4,
             failed: 0,
             errored: 0,
-            not_applicable: 0,
+            ..Counts::default()
         };
         assert_eq!(m.exit_code(), 1, "two survivors");
         m.faults.truncate(1);

@@ -53,7 +53,7 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
     let _ = write!(
         h,
         "<div class=\"banner {class}\" id=\"verdict\">{}<small>{}</small></div>\
-         <p>Started {start}, took {dur:.1} s. <strong>{p} passed, {f} failed, {e} errored, {n} not applicable.</strong></p>",
+         <p>Started {start}, took {dur:.1} s. <strong>{p} passed, {f} failed, {e} errored, {n} not applicable{r}.</strong></p>",
         esc(&headline),
         esc(&detail),
         start = esc(&report.started_at),
@@ -62,6 +62,10 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
         f = c.failed,
         e = c.errored,
         n = c.not_applicable,
+        r = match c.not_run {
+            0 => String::new(),
+            n => format!(", {n} not run"),
+        },
     );
     failures(&mut h, report);
     let families = families(report);
@@ -381,13 +385,14 @@ fn coverage(h: &mut String, report: &RunReport) {
     h.push_str("</table></div></details>");
 }
 
-/// The CSS class of a verdict (one word: `not applicable` is `na`).
+/// The CSS class of a verdict (one word: `not applicable` and `not run`
+/// are `na`, shown under one filter).
 fn status_class(v: &Verdict) -> &'static str {
     match v {
         Verdict::Passed => "passed",
         Verdict::Failed { .. } => "failed",
         Verdict::Errored { .. } => "errored",
-        Verdict::NotApplicable { .. } => "na",
+        Verdict::NotApplicable { .. } | Verdict::NotRun { .. } => "na",
     }
 }
 

@@ -44,7 +44,8 @@ pub(super) fn result(h: &mut String, report: &RunReport, r: &ScenarioResult, sha
     );
     if let Verdict::Failed { message }
     | Verdict::Errored { message }
-    | Verdict::NotApplicable { message } = &r.verdict
+    | Verdict::NotApplicable { message }
+    | Verdict::NotRun { message } = &r.verdict
     {
         let _ = write!(h, "<pre class=\"message {status}\">{}</pre>", text(message));
     }
