@@ -154,7 +154,22 @@ impl Watch {
 /// Checks a native refusal: the status, and the spec's error body with a
 /// `message` (its wording is the Core's own).
 pub fn expect_native_error(ctx: &Ctx, what: &str, answer: &Answer, status: u16) -> Step<()> {
-    ctx.expect_status(what, answer.status, status)?;
+    expect_native_error_of(ctx, what, answer, &[status])
+}
+
+/// [`expect_native_error`] where the contract allows any of `statuses`
+/// (spec §3: an unknown list filter is 400 or 422, both conformant).
+pub fn expect_native_error_of(
+    ctx: &Ctx,
+    what: &str,
+    answer: &Answer,
+    statuses: &[u16],
+) -> Step<()> {
+    ctx.expect(
+        &format!("{what}: status {statuses:?}"),
+        statuses.contains(&answer.status),
+        &answer.status.to_string(),
+    )?;
     let shape = answer.error();
     ctx.expect(
         &format!("{what}: the error body carries a message"),
