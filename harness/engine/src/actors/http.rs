@@ -186,6 +186,7 @@ async fn sent(
         .and_then(|b| b.as_bytes())
         .map(|b| String::from_utf8_lossy(b).into_owned())
         .unwrap_or_default();
+    let _turn = journal.request_turn().await;
     let started = Instant::now();
     let answer = tokio::time::timeout(EXCHANGE_TIMEOUT, async {
         let no_answer = |e: reqwest::Error| {

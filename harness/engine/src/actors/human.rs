@@ -395,10 +395,16 @@ impl Human {
     }
 
     /// Logs in through the login form: its own `_csrf`, `user_name` and
-    /// `password`. Returns the page the browser lands on.
+    /// `password`. Returns the page the browser lands on; a person already
+    /// signed in whom the Core sends away from the login page stays so.
     pub async fn login(&self) -> Step<Page> {
-        let form = self.login_form().await?;
-        self.submit(&form).await
+        let page = self.open(core_api::LOGIN).await?;
+        // A person already signed in is signed in: a Core may send them from
+        // the login page elsewhere (Forgejo: to `redirect_to`, else `/`).
+        if page.first_redirect().is_some() && page.form_with_field(fields::USER_NAME).is_err() {
+            return Ok(page);
+        }
+        self.submit(&self.filled_login(&page)?).await
     }
 
     /// Posts the login form (its own `_csrf`, this human's login and

@@ -413,6 +413,30 @@ line two</textarea>
     }
 
     #[test]
+    fn forms_inside_a_template_are_no_part_of_the_page() {
+        let page = page_of(&format!(
+            r#"<html><body><template id="copy">
+              <form method="post" action="/alice/lab/agent-work-grants/3/approve">
+                <input type="hidden" name="_csrf" value="PLACEHOLDER"><button>Approve</button>
+              </form><input form="real" name="smuggled" value="x"></template>
+              {}</body></html>"#,
+            HTML.replace("<form ", r#"<form id="real" "#)
+                .trim_start_matches("<html><body>")
+                .trim_end_matches("</body></html>")
+        ));
+        let form = page
+            .form_to("/alice/lab/agent-work-grants/3/approve")
+            .unwrap();
+        assert_eq!(form.field("_csrf"), Some("tok+en/="), "the rendered form's");
+        assert_eq!(
+            form.field("smuggled"),
+            None,
+            "a templated control owns nothing"
+        );
+        assert_eq!(page.csrf_values(), ["tok+en/="]);
+    }
+
+    #[test]
     fn clicking_a_button_sends_it_instead_of_the_first() {
         let mut form = page().form_with_field("task").unwrap();
         form.click("other", "no").unwrap();

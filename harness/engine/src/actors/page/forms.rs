@@ -26,11 +26,7 @@ pub(crate) struct Submitter {
 /// when it has none), in document order; forms with `method="dialog"` or an
 /// action that is no URL are not submitted by a browser and are left out.
 pub(super) fn submissions(doc: &Html, page: &url::Url) -> Vec<Form> {
-    let elements: Vec<ElementRef<'_>> = doc
-        .root_element()
-        .descendants()
-        .filter_map(ElementRef::wrap)
-        .collect();
+    let elements = outside_templates(doc);
     // An id names the first element that has it.
     let mut ids: HashMap<&str, ElementRef<'_>> = HashMap::new();
     for e in &elements {
@@ -109,6 +105,24 @@ pub(super) fn submissions(doc: &Html, page: &url::Url) -> Vec<Form> {
                 dom: Some((0, index)),
             });
         }
+    }
+    out
+}
+
+/// Every element of `doc` in document order, but those inside a
+/// `<template>`: its contents are no part of the document a browser shows
+/// or submits (HTML standard, "The template element"). A walk of its own,
+/// so a page nested however deep costs one visit per node.
+fn outside_templates(doc: &Html) -> Vec<ElementRef<'_>> {
+    let mut out = Vec::new();
+    let mut stack = vec![doc.root_element()];
+    while let Some(e) = stack.pop() {
+        out.push(e);
+        if e.value().name() == "template" {
+            continue;
+        }
+        let children: Vec<ElementRef<'_>> = e.children().filter_map(ElementRef::wrap).collect();
+        stack.extend(children.into_iter().rev());
     }
     out
 }
