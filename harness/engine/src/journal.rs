@@ -52,6 +52,7 @@ pub struct Journal {
     exchanges: Arc<AtomicU64>,
     pictures: Arc<Mutex<Vec<Picture>>>,
     secrets: SecretRegistry,
+    in_flight: Arc<tokio::sync::Semaphore>,
 }
 
 /// Pages a browser trail keeps; later ones are not recorded.
@@ -73,9 +74,23 @@ impl Journal {
             exchanges: Arc::default(),
             pictures: Arc::default(),
             secrets,
+            in_flight: Arc::new(tokio::sync::Semaphore::new(
+                crate::limits::REQUESTS_IN_FLIGHT,
+            )),
         };
         journal.step("the Core names its contract and backend");
         journal
+    }
+
+    /// A turn to send one request to the Core and read its answer: at most
+    /// [`crate::limits::REQUESTS_IN_FLIGHT`] at once per trial.
+    pub async fn request_turn(&self) -> tokio::sync::OwnedSemaphorePermit {
+        let permits = self.in_flight.clone();
+        // Never closed: the journal holds the semaphore for its lifetime.
+        permits
+            .acquire_owned()
+            .await
+            .expect("the semaphore is never closed")
     }
 
     /// Records a page of a real browser's trail, in the current step, its

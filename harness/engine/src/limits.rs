@@ -45,6 +45,12 @@ pub const MAX_HEAD_BYTES: usize = 8192 + 4096 * 100;
 /// bounded by it too.
 pub const JSON_DEPTH: usize = 128;
 
+/// Requests one trial has in flight to its Core at once; more wait their
+/// turn. Spec §3 names no capacity, and a Core on a small listen backlog
+/// (Python's `http.server`: 5) is honest; every race of the catalogue needs
+/// only two requests at once, and 16 still makes each one likely to meet.
+pub const REQUESTS_IN_FLIGHT: usize = 16;
+
 /// The largest HTML page parsed: pages of the contract are a few KiB.
 pub const HTML_LIMIT: usize = 4 * 1024 * 1024;
 
