@@ -22,6 +22,35 @@ pub fn is_open_form_post(method: &Method, path: &str) -> bool {
                 && (path.ends_with("/approve") || path.ends_with("/withdraw"))))
 }
 
+/// Whether a request is the consent decision (spec §9), which the Core
+/// answers with a redirect of its choice, 302 or 303.
+pub fn is_consent_decision(method: &Method, path: &str) -> bool {
+    method == Method::POST && path == crate::web::oauth::GRANT_PATH
+}
+
+/// `no-extensions`: whether a request is one of the test extensions' routes
+/// (spec §5): `PATCH` of a repository or an Issue, `DELETE` of a token.
+pub fn is_extension_route(method: &Method, path: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').collect();
+    matches!(
+        (method, segments.as_slice()),
+        (
+            &Method::PATCH,
+            ["", "api", "v1", "repos", _, _] | ["", "api", "v1", "repos", _, _, "issues", _]
+        ) | (&Method::DELETE, ["", "api", "v1", "users", _, "tokens", _])
+    )
+}
+
+/// `login-redirect`: where the login page sends a signed-in person: the
+/// local path its `redirect_to` names, else `/`.
+pub fn redirect_to(query: &str) -> String {
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "redirect_to")
+        .map(|(_, v)| v.into_owned())
+        .filter(|to| to.starts_with('/') && !to.starts_with("//") && !to.contains('\\'))
+        .unwrap_or_else(|| "/".to_owned())
+}
+
 /// `redirect-302`: a 303 answer becomes 302; withdraw redirects to the grant
 /// list instead of the grant's page (§4 names no target).
 pub fn redirect_302(path: &str, response: &mut Response) {
@@ -148,6 +177,29 @@ mod tests {
         assert!(!is_open_form_post(&p, "/a/b/agent-work-grants"));
         assert!(!is_open_form_post(&p, "/user/login"));
         assert!(!is_open_form_post(&Method::GET, "/user/logout"));
+    }
+
+    #[test]
+    fn login_redirect_goes_to_a_local_redirect_to_only() {
+        assert_eq!(redirect_to("redirect_to=%2Fa%2Fb%3Fx%3D1"), "/a/b?x=1");
+        assert_eq!(redirect_to("redirect_to=%2F%2Fevil.example"), "/");
+        assert_eq!(redirect_to("redirect_to=http%3A%2F%2Fevil"), "/");
+        assert_eq!(redirect_to(""), "/");
+    }
+
+    #[test]
+    fn the_extension_routes_are_known_by_method_and_shape() {
+        assert!(is_extension_route(&Method::PATCH, "/api/v1/repos/a/b"));
+        assert!(is_extension_route(
+            &Method::PATCH,
+            "/api/v1/repos/a/b/issues/3"
+        ));
+        assert!(is_extension_route(
+            &Method::DELETE,
+            "/api/v1/users/u/tokens/9"
+        ));
+        assert!(!is_extension_route(&Method::GET, "/api/v1/repos/a/b"));
+        assert!(!is_extension_route(&Method::POST, "/api/v1/users/u/tokens"));
     }
 
     #[test]

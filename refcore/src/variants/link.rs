@@ -57,6 +57,24 @@ pub fn extra(value: &str, self_url: &str) -> Vec<String> {
     lines
 }
 
+/// `link-forgejo`: `Link` as Forgejo writes it (spec §3 allows it): no
+/// `first` (nor `prev`) on the first page, no `last` on the last, and no
+/// `Link` at all on a single page (`None`).
+pub fn forgejo(value: &str) -> Option<String> {
+    let links = parse(value);
+    let has = |rel: &str| links.iter().any(|(_, r)| r == rel);
+    let (first_page, last_page) = (!has("prev"), !has("next"));
+    let kept: Vec<String> = (links.iter())
+        .filter(|(_, rel)| match rel.as_str() {
+            "first" | "prev" => !first_page,
+            "last" => !last_page,
+            _ => true,
+        })
+        .map(|(url, rel)| format!("<{url}>; rel=\"{rel}\""))
+        .collect();
+    (!kept.is_empty()).then(|| kept.join(", "))
+}
+
 /// `url` with its query parameters in reverse order.
 fn reverse_query(url: &str) -> String {
     let Some((base, query)) = url.split_once('?') else {
@@ -99,6 +117,23 @@ mod tests {
             " ,<http://x/l?page=2&limit=30>; rel=\"last\" ,, ,<http://x/l?page=1&limit=30>; \
              rel=\"first\" ,, ,<http://x/l?page=2&limit=30>;rel=next ,"
         );
+    }
+
+    #[test]
+    fn forgejo_leaves_out_first_on_the_first_page_and_last_on_the_last() {
+        let (p1, p2) = ("<http://x/l?page=1>", "<http://x/l?page=2>");
+        let first = format!("{p2}; rel=\"next\", {p1}; rel=\"first\", {p2}; rel=\"last\"");
+        assert_eq!(
+            forgejo(&first).unwrap(),
+            format!("{p2}; rel=\"next\", {p2}; rel=\"last\"")
+        );
+        let last = format!("{p1}; rel=\"first\", {p1}; rel=\"prev\", {p2}; rel=\"last\"");
+        assert_eq!(
+            forgejo(&last).unwrap(),
+            format!("{p1}; rel=\"first\", {p1}; rel=\"prev\"")
+        );
+        let only = format!("{p1}; rel=\"first\", {p1}; rel=\"last\"");
+        assert_eq!(forgejo(&only), None, "no Link on a single page");
     }
 
     #[test]

@@ -118,7 +118,8 @@ mod catalogue {
         PrettyJson,
         /// Another session cookie name.
         CookieName,
-        /// Approve, withdraw and logout answer 302 (withdraw to the list).
+        /// Approve, withdraw, logout and the consent decision answer 302
+        /// (withdraw to the list).
         RedirectFound,
         /// Approve, withdraw and logout answer 200 with the resulting page.
         Post200,
@@ -148,10 +149,24 @@ mod catalogue {
         FormControls,
         /// Form actions and links relative to a `<base href>`.
         BaseRelative,
+        /// `Link` as Forgejo writes it: no `first`/`prev` on the first page,
+        /// no `last` on the last, none on a single page.
+        LinkForgejo,
+        /// A `<template>` holding copies of the page's forms.
+        TemplateForms,
+        /// The login page sends a signed-in person on (to `redirect_to`,
+        /// else `/`), as Forgejo does.
+        LoginRedirect,
+        /// The grant list refuses an unknown `state`, `page` or `limit` with
+        /// 422 instead of 400.
+        List422,
+        /// No test extensions declared (`/api/v1/version` has no
+        /// `extensions`), and their routes answer 404.
+        NoExtensions,
     }
 
     /// Every variant with its `CORE_VARIANT` name.
-    pub const ALL: [(Variant, &str); 21] = [
+    pub const ALL: [(Variant, &str); 26] = [
         (Variant::Markup, "markup"),
         (Variant::ExtraMembers, "extra-members"),
         (Variant::RewordedErrors, "reworded-errors"),
@@ -173,6 +188,11 @@ mod catalogue {
         (Variant::ConsentTwoForms, "consent-two-forms"),
         (Variant::FormControls, "form-controls"),
         (Variant::BaseRelative, "base-relative"),
+        (Variant::LinkForgejo, "link-forgejo"),
+        (Variant::TemplateForms, "template-forms"),
+        (Variant::LoginRedirect, "login-redirect"),
+        (Variant::List422, "list-422"),
+        (Variant::NoExtensions, "no-extensions"),
     ];
 
     pub static ACTIVE: OnceLock<Variant> = OnceLock::new();

@@ -39,6 +39,51 @@ pub fn inline_markup(html: &str) -> String {
     out
 }
 
+/// `template-forms`: a `<template>` at the top of the body holding a copy
+/// of every form of the page, each `_csrf` a placeholder, as a page that
+/// clones forms from a template in script would. Template contents are no
+/// part of the document (HTML standard): a browser neither shows nor
+/// submits them, so the page works exactly as refcore's.
+pub fn template_forms(html: &str) -> String {
+    let mut copies = String::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<form") {
+        let Some(len) = rest[start..].find("</form>") else {
+            break;
+        };
+        let end = start + len + "</form>".len();
+        copies.push_str(&placeholder_csrf(&rest[start..end]));
+        rest = &rest[end..];
+    }
+    match html.find("<body>") {
+        Some(at) if !copies.is_empty() => {
+            let at = at + "<body>".len();
+            format!(
+                "{}<template>{copies}</template>{}",
+                &html[..at],
+                &html[at..]
+            )
+        }
+        _ => html.to_string(),
+    }
+}
+
+/// `form` with every `_csrf` value replaced by a placeholder.
+fn placeholder_csrf(form: &str) -> String {
+    const FIELD: &str = "name=\"_csrf\" value=\"";
+    let mut out = String::with_capacity(form.len());
+    let mut rest = form;
+    while let Some(at) = rest.find(FIELD) {
+        let value = at + FIELD.len();
+        out.push_str(&rest[..value]);
+        out.push_str("{{csrf}}");
+        rest = &rest[value..];
+        rest = &rest[rest.find('"').unwrap_or(rest.len())..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn split_words(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 3);
     let mut word = String::new();
@@ -230,6 +275,23 @@ fn merge_decisions(html: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn template_forms_copies_every_form_with_a_placeholder_csrf() {
+        let page = "<body>\n<form method=\"post\" action=\"/a\"><input type=\"hidden\" name=\"_csrf\" \
+                    value=\"t\"><button>Go</button></form><p>x</p></body>";
+        assert_eq!(
+            template_forms(page),
+            "<body><template><form method=\"post\" action=\"/a\"><input type=\"hidden\" \
+             name=\"_csrf\" value=\"{{csrf}}\"><button>Go</button></form></template>\n<form method=\"post\" \
+             action=\"/a\"><input type=\"hidden\" name=\"_csrf\" value=\"t\"><button>Go</button></form>\
+             <p>x</p></body>"
+        );
+        assert_eq!(
+            template_forms("<body><p>no form</p>"),
+            "<body><p>no form</p>"
+        );
+    }
 
     #[test]
     fn inline_markup_splits_words_but_not_raw_text_or_entities() {

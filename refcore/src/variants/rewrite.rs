@@ -58,7 +58,7 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
     let mut login = None;
     if matches!(
         variant,
-        Variant::Markup | Variant::LogoutPage | Variant::HomeDashboard
+        Variant::Markup | Variant::LogoutPage | Variant::HomeDashboard | Variant::LoginRedirect
     ) && !is_api
         && let Ok(session) = Session::from_request_parts(&mut parts, state).await
         && let Some(user) = &session.user
@@ -76,6 +76,16 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
         Variant::HomeDashboard if method == Method::GET && path == flow::DASHBOARD => {
             return flow::dashboard(&layer.app, cookie, login.is_some()).await;
         }
+        Variant::LoginRedirect
+            if method == Method::GET && path == "/user/login" && login.is_some() =>
+        {
+            let to = flow::redirect_to(parts.uri.query().unwrap_or_default());
+            return (StatusCode::SEE_OTHER, [(LOCATION, to)]).into_response();
+        }
+        Variant::NoExtensions if flow::is_extension_route(&method, &path) => {
+            let body = json!({"message": "not found", "url": path});
+            return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
+        }
         _ => {}
     }
     let self_url = format!(
@@ -87,7 +97,14 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
     let status = response.status();
     let open_post = flow::is_open_form_post(&method, &path);
     match variant {
-        Variant::RedirectFound if open_post => flow::redirect_302(&path, &mut response),
+        Variant::RedirectFound if open_post || flow::is_consent_decision(&method, &path) => {
+            flow::redirect_302(&path, &mut response)
+        }
+        Variant::List422
+            if path == "/api/v1/agent-work-grants" && status == StatusCode::BAD_REQUEST =>
+        {
+            *response.status_mut() = StatusCode::UNPROCESSABLE_ENTITY;
+        }
         Variant::Post200 if open_post => {
             return flow::in_place(&layer.app, cookie, response).await;
         }
@@ -139,6 +156,28 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
     let headers = response.headers_mut();
     match variant {
         Variant::CookieName => cookie_out(headers),
+        Variant::LinkForgejo => {
+            let value = headers.get(LINK).and_then(|v| v.to_str().ok());
+            match value.map(link::forgejo) {
+                Some(Some(v)) => {
+                    if let Ok(v) = HeaderValue::from_str(&v) {
+                        headers.insert(LINK, v);
+                    }
+                }
+                Some(None) => {
+                    headers.remove(LINK);
+                }
+                None => {}
+            }
+        }
+        Variant::NoExtensions if path == "/api/v1/version" => {
+            return map_body(response, "application/json", |text| {
+                let mut value: Value = serde_json::from_str(text).ok()?;
+                value.as_object_mut()?.remove("extensions");
+                serde_json::to_string(&value).ok()
+            })
+            .await;
+        }
         Variant::LinkStyle => {
             if let Some(v) = headers.get(LINK).and_then(|v| v.to_str().ok())
                 && let Ok(v) = HeaderValue::from_str(&link::restyle(v))
@@ -203,9 +242,11 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
         | Variant::ConsentTwoForms
         | Variant::FormControls
         | Variant::BaseRelative
+        | Variant::TemplateForms
             if !is_api =>
         {
             let page = match variant {
+                Variant::TemplateForms => pages::template_forms,
                 Variant::InlineMarkup => pages::inline_markup,
                 Variant::FormOwner => pages::form_owner,
                 Variant::ConsentTwoForms => pages::consent_two_forms,
