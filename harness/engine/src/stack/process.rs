@@ -71,12 +71,12 @@ impl ProcessRuntime {
         let database = provider.lease(dir.path(), from.as_ref()).await?;
         let mut env = vec![
             ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
-            ("CORE_LISTEN".to_owned(), "127.0.0.1:0".to_owned()),
             ("CORE_DATABASE_URL".to_owned(), database.url.clone()),
             ("CORE_SECRET_KEY".to_owned(), secret_key),
             ("CORE_ADMIN_USER".to_owned(), admin.user.clone()),
             ("CORE_ADMIN_PASSWORD".to_owned(), admin.password.clone()),
         ];
+        env.extend(public_url(&spec.name)?);
         if let Ok(filter) = std::env::var("GRANTGATE_CORE_LOG") {
             env.push(("RUST_LOG".to_owned(), filter));
         }
@@ -119,6 +119,31 @@ impl ProcessRuntime {
             database: Some(database),
         })
     }
+}
+
+/// `CORE_LISTEN` and `CORE_PUBLIC_URL` for the stack `name`. Spec §5 lets
+/// the public URL be absent (the bound address), or set with or without a
+/// trailing `/`: each stack gets one of the three, chosen by its name, so
+/// every run meets all three on a third of its stacks each and a trial is
+/// reproduced with the same one.
+fn public_url(name: &str) -> Result<Vec<(String, String)>> {
+    let form = name
+        .bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b.into()))
+        % 3;
+    if form == 0 {
+        return Ok(vec![("CORE_LISTEN".to_owned(), "127.0.0.1:0".to_owned())]);
+    }
+    let port = crate::ports::unassigned_loopback_port()
+        .map_err(|e| HarnessError::process("core", format!("choosing its port: {e}")))?;
+    let slash = if form == 2 { "/" } else { "" };
+    Ok(vec![
+        ("CORE_LISTEN".to_owned(), format!("127.0.0.1:{port}")),
+        (
+            "CORE_PUBLIC_URL".to_owned(),
+            format!("http://127.0.0.1:{port}{slash}"),
+        ),
+    ])
 }
 
 impl Runtime for ProcessRuntime {
