@@ -22,6 +22,7 @@ pub mod authority_browser_csrf;
 pub mod authority_callers;
 pub mod authority_matrix;
 pub mod authority_matrix_setup;
+pub mod authority_repository;
 pub mod bodies;
 pub mod boundaries;
 pub mod browser;
@@ -85,6 +86,7 @@ pub fn catalogue() -> Vec<Scenario> {
         authority_matrix::scenarios(),
         authority_matrix_setup::scenarios(),
         authority_browser::scenarios(),
+        authority_repository::scenarios(),
         sessions::scenarios(),
         validation::scenarios(),
         adapter_inputs::scenarios(),
