@@ -14,6 +14,7 @@ pub fn scenarios() -> Vec<Scenario> {
     vec![
         collaborator_removed_mid_flow(),
         repository_made_private_mid_flow(),
+        demoted_to_reader_mid_flow(),
         token_scope_reduced_mid_flow(),
     ]
 }
@@ -59,6 +60,63 @@ async fn repository_made_private_mid_flow(ctx: &mut Ctx) -> Outcome {
     ctx.setup()
         .remove_collaborator("alice/open", LAB_BOT)
         .await?;
+    reads_but_cannot_act(ctx, &f).await?;
+
+    ctx.step("alice makes alice/open private");
+    set_private(ctx, "alice/open", true).await?;
+    let seen = all_routes_refused(ctx, &f, 404, "not_found").await?;
+    ctx.observe("statuses once private", &seen);
+    list_omits(ctx, &f).await?;
+
+    ctx.step("alice makes alice/open public again; nothing was written meanwhile");
+    set_private(ctx, "alice/open", false).await?;
+    f.watch
+        .expect_unchanged(ctx, "after the calls without access", &before)
+        .await?;
+    readback_is_back(ctx, &f).await
+}
+
+/// A bot demoted to a reader of a public repository, then removed from its
+/// collaborators (a reader still, the repository being public), reads its
+/// grants and receipts but gets 403 on confirm and submit, natively and
+/// through the adapter (a grant never lends a permission); nothing is
+/// written, and write permission brings the same readback back.
+#[scenario(AccessLoss, parity, clauses = ["S3.permission-to-act", "S3.access-loss", "S3.recheck", "S5.setup.collaborators"])]
+async fn demoted_to_reader_mid_flow(ctx: &mut Ctx) -> Outcome {
+    ctx.step("alice has a public repository alice/open where lab-bot may write");
+    ctx.setup().create_repo("alice", "open", false).await?;
+    ctx.setup()
+        .add_collaborator("alice/open", LAB_BOT, "write")
+        .await?;
+    let f = mid_flow(ctx, "alice/open").await?;
+    let before = f.watch.take(ctx).await?;
+
+    ctx.step("alice makes lab-bot a read collaborator of alice/open");
+    ctx.setup()
+        .add_collaborator("alice/open", LAB_BOT, "read")
+        .await?;
+    reads_but_cannot_act(ctx, &f).await?;
+
+    ctx.step("alice removes lab-bot from the collaborators: it still reads the public repository");
+    ctx.setup()
+        .remove_collaborator("alice/open", LAB_BOT)
+        .await?;
+    reads_but_cannot_act(ctx, &f).await?;
+
+    ctx.step("alice makes lab-bot a write collaborator again; nothing was written meanwhile");
+    ctx.setup()
+        .add_collaborator("alice/open", LAB_BOT, "write")
+        .await?;
+    f.watch
+        .expect_unchanged(ctx, "after the calls without write permission", &before)
+        .await?;
+    readback_is_back(ctx, &f).await
+}
+
+/// A reader of the repository (spec §3): get, readback and list answer as
+/// before; confirm, submit and an identical replay are 403, natively and
+/// through the adapter.
+async fn reads_but_cannot_act(ctx: &Ctx, f: &MidFlow) -> Step<()> {
     let answer = f.native.get_grant(&f.active).await?;
     ctx.expect_status("native get", answer.status, 200)?;
     let answer = f
@@ -79,30 +137,20 @@ async fn repository_made_private_mid_flow(ctx: &mut Ctx) -> Outcome {
         ids.contains(&f.active.id) && ids.contains(&f.pending.id),
         &format!("{ids:?}"),
     )?;
-
-    ctx.step("without write permission, confirm and submit are 403");
     let fresh = &f.fresh;
     let answer = f.native.confirm(&f.pending, &f.pending_proposal).await?;
     flows::expect_native_error(ctx, "native confirm", &answer, 403)?;
     let answer = f.native.submit(&f.active, &f.proposal, fresh).await?;
     flows::expect_native_error(ctx, "native submit", &answer, 403)?;
+    let answer = f.native.submit(&f.active, &f.proposal, &f.earlier).await?;
+    flows::expect_native_error(ctx, "native identical replay", &answer, 403)?;
     let reply = f.bot.submit(&f.active, &f.proposal, fresh).await?;
     flows::expect_tool_refusal(ctx, "submit through the adapter", &reply, "forbidden", 403)?;
     let reply = f.bot.confirm(&f.pending, &f.pending_proposal).await?;
     flows::expect_tool_refusal(ctx, "confirm through the adapter", &reply, "forbidden", 403)?;
-
-    ctx.step("alice makes alice/open private");
-    set_private(ctx, "alice/open", true).await?;
-    let seen = all_routes_refused(ctx, &f, 404, "not_found").await?;
-    ctx.observe("statuses once private", &seen);
-    list_omits(ctx, &f).await?;
-
-    ctx.step("alice makes alice/open public again; nothing was written meanwhile");
-    set_private(ctx, "alice/open", false).await?;
-    f.watch
-        .expect_unchanged(ctx, "after the calls without access", &before)
-        .await?;
-    readback_is_back(ctx, &f).await
+    let reply = f.bot.submission(&f.active, &f.earlier.request_key).await?;
+    ctx.expect_tool_ok("readback through the adapter", &reply)?;
+    Ok(())
 }
 
 /// A bot whose adapter switches to a token without `write:issue` gets
