@@ -9,7 +9,6 @@
 use grantgate_engine::prelude::*;
 
 use crate::adapter_faults::{TITLE, expect_no_receipt, proxied_active_grant};
-use grantgate_engine::actors::bot::{initialize, rpc_message};
 
 use crate::flows::{LAB, LAB_BOT, Watch};
 
@@ -162,7 +161,8 @@ async fn unknown_inputs_refused(ctx: &mut Ctx) -> Outcome {
 
 /// Every malformed value is refused as `invalid_input` naming its field,
 /// with not one request reaching the Core and nothing written: an id of 0,
-/// -1, 2^63, a float or a string; a digest in uppercase or one digit short;
+/// -1, 2^63, a float or a string; a `proposal_version` of 1.0 or "1"; a
+/// digest in uppercase or one digit short;
 /// a request key in uppercase, of another UUID version or in braces; an
 /// `owner` or `repo` of `a/b`, `..` or empty; a `page` of 0; an unknown
 /// `state`.
@@ -217,6 +217,16 @@ async fn malformed_values_refused(ctx: &mut Ctx) -> Outcome {
         let call = set(&list, "page", value);
         let tool = "list_agent_work_grants";
         cases.push((format!("list: page {what}"), tool, call, "page"));
+    }
+    for (what, version) in [("a whole float", json!(1.0)), ("a string", json!("1"))] {
+        for (tool, base) in [
+            ("confirm_agent_work_grant", &confirm),
+            ("submit_agent_work_proposal", &submit),
+        ] {
+            let call = set(base, "proposal_version", version.clone());
+            let what = format!("{tool}: proposal_version {what}");
+            cases.push((what, tool, call, "proposal_version"));
+        }
     }
     for (what, digest) in [
         ("uppercase", proposal.digest.to_uppercase()),

@@ -156,11 +156,10 @@ impl World {
         Ok(World { target, password })
     }
 
-    /// `route` as sent by `who` for call number `n`: method, path, body.
+    /// `route` as sent for call number `n`: method, path, body.
     fn request(
         &self,
         route: Route,
-        who: Who,
         n: usize,
         target: Target,
     ) -> (&'static str, String, Option<Value>) {
@@ -189,14 +188,13 @@ impl World {
                 core_api::admin_repos("alice"),
                 Some(json!({"name": format!("matrix-repo-{n}"), "private": true})),
             ),
-            Route::TokenMint => {
-                let of = if who == Who::Reader { "wendy" } else { "rita" };
-                (
-                    "POST",
-                    core_api::tokens(of),
-                    Some(json!({"name": format!("matrix-{n}"), "scopes": ["read:user"]})),
-                )
-            }
+            // For rita: another user's token, or her own (not the Basic
+            // auth the route asks for).
+            Route::TokenMint => (
+                "POST",
+                core_api::tokens("rita"),
+                Some(json!({"name": format!("matrix-{n}"), "scopes": ["read:user"]})),
+            ),
         }
     }
 
@@ -256,7 +254,8 @@ async fn reads(caller: &Caller, world: &World) -> Step<u16> {
 /// 403 for a reader creating an Issue, a writer deleting one or changing a
 /// collaborator, any token without a `write:` scope on a write route;
 /// 403 or 404 for anyone but the site admin on its routes; 401 or 403 for
-/// another user's token minting a token, 403 for another user's Basic.
+/// a token minting a token (another user's, or rita's own: the route asks
+/// for Basic), 403 for another user's Basic.
 /// Nothing is written. Then each rightful caller writes once: every writer
 /// opens an Issue, alice and the site admin delete one, the site admin
 /// moves one, makes a user and a repository, mints a token and adds and
@@ -326,8 +325,8 @@ async fn setup_route_authority_matrix(ctx: &mut Ctx) -> Outcome {
         calls
             .iter()
             .enumerate()
-            .map(|(n, (_, client, route, who, _))| {
-                let (method, path, body) = world.request(*route, *who, n, world.target);
+            .map(|(n, (_, client, route, _, _))| {
+                let (method, path, body) = world.request(*route, n, world.target);
                 async move { client.call(method, &path, body.as_ref()).await }
             }),
     )
@@ -364,7 +363,7 @@ async fn setup_route_authority_matrix(ctx: &mut Ctx) -> Outcome {
                         core_api::tokens(&format!("matrix-user-{n}")),
                         Some(json!({"name": "matrix", "scopes": ["read:user"]})),
                     ),
-                    Route::AdminRepo => world.request(*route, Who::SiteAdmin, n, world.target),
+                    Route::AdminRepo => world.request(*route, n, world.target),
                     _ => return None,
                 };
                 Some(async move { setup.call(method, &path, body).await })
@@ -441,7 +440,7 @@ async fn rightful(
             .iter()
             .enumerate()
             .map(|(n, (_, client, route, who, target))| {
-                let (method, mut path, body) = world.request(*route, *who, 5000 + n, *target);
+                let (method, mut path, body) = world.request(*route, 5000 + n, *target);
                 if *who == Who::Stranger {
                     path = core_api::tokens("mallory");
                 }
@@ -519,7 +518,7 @@ async fn collaborator(
         Who::SiteAdmin => Route::CollaboratorPut.success(),
         _ => &[200, 201, 204, 403],
     };
-    let (method, path, body) = world.request(Route::CollaboratorPut, caller.who, 0, world.target);
+    let (method, path, body) = world.request(Route::CollaboratorPut, 0, world.target);
     let answer = caller.client.call(method, &path, body.as_ref()).await?;
     table.status(
         &format!("{}: CollaboratorPut mallory read", caller.label),

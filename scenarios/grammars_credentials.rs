@@ -330,7 +330,7 @@ impl World {
 /// an error body on all eight; another bot's token gets 404 on each grant
 /// route of lab-bot's grants and a list without them, and 403 on the admin
 /// route. Nothing is written for a refusal.
-#[scenario(Grammars, parity, clauses = ["S1.token.forms", "S3.statuses", "S3.agent-only", "S3.error-body", "S5.setup.issues", "S5.setup.issue-read"])]
+#[scenario(Grammars, parity, clauses = ["S1.token.forms", "S0.standards.scheme-case", "S3.statuses", "S3.agent-only", "S3.error-body", "S5.setup.issues", "S5.setup.issue-read"])]
 async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
     let world = World::new(ctx).await?;
     let valid = ctx.authorizations(LAB_BOT, None, valid)?;

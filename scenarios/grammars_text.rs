@@ -630,14 +630,19 @@ async fn body_grammar(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
+/// Text holding what a form's encoding and a page's markup give meaning
+/// to (spec preamble: form text holding `+`, `&`, `%` or quotes).
+const FORM_TEXT: &str = "a+b & c%20d=e \"q\" 'x' <b>not bold</b> &amp; ;#?/ 100%";
+
 /// The grammar of a grant's task and summary on the prepare form (spec §2:
 /// strict UTF-8 kept whole, no trimming or normalisation; NUL refused with
 /// 422 on every backend), generated: NUL at the start, inside or at the
 /// end of either field is a 422 page and prepares no grant; whitespace
 /// around the text, CRLF lines, one- to four-byte and combining
 /// characters, and control characters other than NUL are kept whole, as
-/// the agent reads the grant natively.
-#[scenario(Grammars, parity, clauses = ["S2.text.whole", "S2.text.nul", "S4.prepare"])]
+/// the agent reads the grant natively and a person on its page (form text
+/// with `+`, `&`, `%`, `=`, quotes and markup among them).
+#[scenario(Grammars, parity, clauses = ["S2.text.whole", "S2.text.nul", "S4.prepare", "S4.page.text", "S0.standards.form-text"])]
 async fn grant_text_grammar(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
@@ -653,15 +658,23 @@ async fn grant_text_grammar(ctx: &mut Ctx) -> Outcome {
         ("tabs and CRLF lines", "\tline one\r\n\r\nline two\r\n"),
         ("1- to 4-byte and combining", "Aé€🚀 e\u{301} 👩\u{200d}👩"),
         ("controls but NUL", "a\u{1}\u{1b}\u{7f}\u{85}\u{feff}b"),
+        ("a form's own characters", FORM_TEXT),
+        ("a leading newline", "\nafter a newline"),
     ] {
         let summary = format!("summary: {text}");
-        let (grant, _) = alice.prepare_grant(LAB, LAB_BOT, text, &summary).await?;
+        let (grant, landed) = alice.prepare_grant(LAB, LAB_BOT, text, &summary).await?;
         prepared += 1;
         let answer = native.get_grant(&grant).await?;
         let whole = answer
             .grant()
             .is_ok_and(|g| g.task == text && g.summary == summary);
         form.check(case, whole, if whole { "whole" } else { "changed" });
+        // Controls render as nothing a person reads; the rest as written.
+        if !text.contains('\u{1}') {
+            let shown = landed.shows(text) && landed.shows(&summary);
+            let seen = if shown { "shown" } else { "not shown as typed" };
+            form.check(&format!("{case}, on the grant page"), shown, seen);
+        }
     }
 
     ctx.step("alice prepares grants with NUL in task or summary");
@@ -685,6 +698,12 @@ async fn grant_text_grammar(ctx: &mut Ctx) -> Outcome {
             );
         }
     }
+    ctx.step("alice names a human, not a bot, as the agent (spec §2: the agent is a bot)");
+    let filled = alice.prepare_form(LAB, "wendy", "task", "summary").await?;
+    let page = alice.submit(&filled).await?;
+    // How the Core refuses is its own; landing on a new grant's page is not.
+    let made = core_api::grant_id_of_page(&page.url).is_some();
+    form.check("a human as the agent", !made, page.arrival());
     let cases = form.finish(ctx)?;
 
     ctx.step("only the valid texts prepared grants");

@@ -262,9 +262,9 @@ async fn list_clamped_width_continues(ctx: &mut Ctx) -> Outcome {
 
 /// Every state filter lists exactly the bot's grants in that state (absent:
 /// every non-revoked state; all: every state), revoked grants only under
-/// revoked and all, and an unknown state is 400 or 422 natively and
-/// invalid_input at the adapter.
-#[scenario(Pagination, parity, clauses = ["S3.list.state", "S6.inputs.strict"])]
+/// revoked and all, its `Link` keeps the filter, and an unknown state is 400
+/// or 422 natively and invalid_input at the adapter.
+#[scenario(Pagination, parity, clauses = ["S3.list.state", "S3.list.page", "S3.list.link-filter", "S6.inputs.strict"])]
 async fn list_state_filters(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares six grants for lab-bot and one for other-bot");
@@ -349,6 +349,16 @@ async fn list_state_filters(ctx: &mut Ctx) -> Outcome {
             !read.contains(&foreign.id),
             &format!("{read:?}"),
         )?;
+        if let Some(s) = filter.filter(|_| expected.len() > 1) {
+            let one = native.list_grants(&format!("{query}&limit=1")).await?;
+            ctx.expect_status(&format!("state {name}, 1 per page"), one.status, 200)?;
+            let next = one.links()?.query("next", "state");
+            ctx.expect_eq(
+                &format!("state {name}, 1 per page: Link next keeps the filter"),
+                next.as_deref(),
+                Some(s),
+            )?;
+        }
         let page = tool_page(ctx, &bot, 1, *filter).await?;
         let what = format!("state {name} through the adapter");
         expect_exactly(ctx, &what, &page.ids(), expected)?;

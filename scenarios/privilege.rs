@@ -249,8 +249,8 @@ async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcome {
 /// Over Streamable HTTP, an adapter whose process holds other-bot's token
 /// acts for the MCP caller's bearer: lab-bot reads and confirms its grant,
 /// and every request reaching the Core carries lab-bot's token, never
-/// other-bot's.
-#[scenario(Privilege, parity, clauses = ["S6.credentials.bearer-wins", "S6.transports"])]
+/// other-bot's, also when the client writes the scheme `bearer`.
+#[scenario(Privilege, parity, clauses = ["S6.credentials.bearer-wins", "S6.transports", "S0.standards.scheme-case"])]
 async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
     let alice = ctx.human("alice")?;
     ctx.step("alice prepares a grant for lab-bot");
@@ -294,5 +294,35 @@ async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
     )?;
     expect_clean_traffic(ctx, LAB_BOT, &origin, &requests)?;
     ctx.observe("the confirmed grant", &(&confirmed.raw, native_status));
+
+    ctx.step("a client sends the same bearer with its scheme in lower case (RFC 9110 §11.1)");
+    let bearer = &ctx.bot_authorization_headers(LAB_BOT)?[1];
+    let lower = format!("bearer {}", bearer.trim_start_matches("Bearer "));
+    let auth = [("Authorization", lower.as_str())];
+    let init = bot
+        .post_mcp(&auth, initialize("2025-06-18", "grantgate-bearer-case"))
+        .await?;
+    let session = init.header("mcp-session-id").unwrap_or_default();
+    let headers = [
+        auth[0],
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-06-18"),
+    ];
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    bot.post_mcp(&headers, note).await?;
+    let arguments = json!({"owner": grant.owner, "repo": grant.repo, "grant_id": grant.id});
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "get_agent_work_grant", "arguments": arguments}});
+    let answer = bot.post_mcp(&headers, call).await?;
+    let result = rpc_message(&answer).map(|m| m["result"].clone());
+    let read = result
+        .as_ref()
+        .and_then(|r| r["structuredContent"]["grant"]["id"].as_i64());
+    ctx.expect_eq(
+        "lab-bot reads its grant with `bearer`",
+        read,
+        Some(grant.id),
+    )?;
+    expect_clean_traffic(ctx, LAB_BOT, &origin, &proxy.captured())?;
     Ok(())
 }

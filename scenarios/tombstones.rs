@@ -94,7 +94,8 @@ async fn deleted_issue_leaves_a_tombstone(ctx: &mut Ctx) -> Outcome {
 /// Once the Issue of a submission is moved to another repository, readback
 /// through the adapter and the native API says `issue_binding_changed` with
 /// the historical receipt unchanged, an identical replay returns it with 200
-/// and creates nothing, and a changed replay with the spent key is 409.
+/// and creates nothing, and a changed replay with the spent key is 409;
+/// moved back, it reads `submitted` only at its old index.
 #[scenario(Tombstones, parity, clauses = ["S3.receipt.status", "S3.receipt.historical", "S5.setup.issue-move"])]
 async fn moved_issue_changes_its_binding(ctx: &mut Ctx) -> Outcome {
     let t = submitted(ctx).await?;
@@ -137,7 +138,20 @@ async fn moved_issue_changes_its_binding(ctx: &mut Ctx) -> Outcome {
         "nothing written (alice/lab, alice/archive)",
         issue_counts(ctx).await?,
         (0, 1),
-    )
+    )?;
+
+    ctx.step("the site admin moves the Issue back to alice/lab");
+    let back = ctx.setup().move_issue(t.receipt.issue.id, LAB).await?;
+    ctx.expect_status("the setup surface moves it back", back.status, 200)?;
+    // Back in its repository, it lives where the receipt says only if it
+    // got its old index back (a Core's choice).
+    let index = back.issue()?.index;
+    let status = if index == t.receipt.issue.index {
+        "submitted"
+    } else {
+        "issue_binding_changed"
+    };
+    read_back_tombstone(ctx, &t, status).await
 }
 
 /// Issues in alice/lab and in alice/archive, through the setup surface.

@@ -19,6 +19,8 @@
 //! }
 //! ```
 
+/// MCP messages written by hand, for a transport's own rules.
+pub use crate::actors::bot::{initialize, rpc_message};
 pub use crate::actors::{
     Answer, Bot, ConsentRedirect, ConsentToken, ConsentUrl, Elicitation, Form, Human, Links,
     NativeClient, Page, PendingCall, SetupClient, TokenPost, ToolReply,
