@@ -158,10 +158,15 @@ mod catalogue {
         ConsentSmallTokenAnswer,
         /// A token of any `token_type` is used as a bearer token.
         ConsentAnyTokenType,
+        /// `proposal_version` is compared as a number: `1.0` passes (found blind).
+        AdapterVersionFloatAccepted,
+        /// Over HTTP, a caller's bearer counts only as `Bearer`, not
+        /// `bearer` (found blind).
+        AdapterBearerSchemeCaseSensitive,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 33] = [
+    pub const ALL: [(Fault, &str); 35] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -240,6 +245,14 @@ mod catalogue {
         (Fault::ConsentIgnoresBearer, "consent-ignores-bearer"),
         (Fault::ConsentSmallTokenAnswer, "consent-small-token-answer"),
         (Fault::ConsentAnyTokenType, "consent-any-token-type"),
+        (
+            Fault::AdapterVersionFloatAccepted,
+            "adapter-version-float-accepted",
+        ),
+        (
+            Fault::AdapterBearerSchemeCaseSensitive,
+            "adapter-bearer-scheme-case-sensitive",
+        ),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

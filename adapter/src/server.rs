@@ -116,7 +116,12 @@ impl AdapterServer {
                 .to_str()
                 .ok()
                 .and_then(|v| v.split_once(' '))
-                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .filter(
+                    |(scheme, _)| match fault!(AdapterBearerSchemeCaseSensitive) {
+                        true => *scheme == "Bearer",
+                        false => scheme.eq_ignore_ascii_case("bearer"),
+                    },
+                )
                 .map(|(_, token)| token.trim())
                 .filter(|token| is_header_token(token));
             if fault!(ConsentIgnoresBearer) && token.is_some() && self.consent.is_some() {

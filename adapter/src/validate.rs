@@ -121,7 +121,8 @@ impl<'a> Args<'a> {
             ));
         }
         let version = self.required("proposal_version")?;
-        if version.as_i64() != Some(PROPOSAL_VERSION) || !version.is_i64() {
+        let whole = version.is_i64() || fault!(AdapterVersionFloatAccepted);
+        if version.as_f64() != Some(PROPOSAL_VERSION as f64) || !whole {
             return Err(ToolError::invalid(
                 "proposal_version",
                 "proposal_version must be the JSON integer 1",

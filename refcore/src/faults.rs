@@ -331,10 +331,29 @@ mod catalogue {
         /// A readback's status is the one its first readback computed:
         /// deleting or moving the Issue afterwards does not show.
         ReadbackStatusRemembered,
+        /// Approve and withdraw find the grant by id alone: under another
+        /// repository's URL they act on it (found blind).
+        GrantFormsAnyRepository,
+        /// Changing a collaborator's permission keeps the old one: a
+        /// demotion is ignored (found blind).
+        CollaboratorDemotionIgnored,
+        /// `CORE_PUBLIC_URL`'s trailing `/` is kept: `html_url` and `Link`
+        /// get `//` between base and path (found blind).
+        PublicUrlKeepsSlash,
+        /// The grant list's `Link` URLs leave out the request's `state`
+        /// (found blind).
+        LinkForgetsState,
+        /// A receipt's status compares the Issue's repository only: an
+        /// Issue moved away and back reads `submitted` (found blind).
+        MovedBackReadsSubmitted,
+        /// Preparing accepts a human as the grant's agent (found blind).
+        PrepareAcceptsHumanAgent,
+        /// A user's API token mints tokens for that user (found blind).
+        TokenMintsTokens,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 105] = [
+    pub const ALL: [(Fault, &str); 112] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -524,6 +543,19 @@ mod catalogue {
             Fault::ReadbackStatusRemembered,
             "readback-status-remembered",
         ),
+        (Fault::GrantFormsAnyRepository, "grant-forms-any-repository"),
+        (
+            Fault::CollaboratorDemotionIgnored,
+            "collaborator-demotion-ignored",
+        ),
+        (Fault::PublicUrlKeepsSlash, "public-url-keeps-slash"),
+        (Fault::LinkForgetsState, "link-forgets-state"),
+        (Fault::MovedBackReadsSubmitted, "moved-back-reads-submitted"),
+        (
+            Fault::PrepareAcceptsHumanAgent,
+            "prepare-accepts-human-agent",
+        ),
+        (Fault::TokenMintsTokens, "token-mints-tokens"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -11,6 +11,7 @@ use tokio::net::TcpListener;
 use crate::config::Config;
 use crate::db::{self, Db};
 use crate::error::{StartError, set_docs_url};
+use crate::faults::fault;
 use crate::service::setup;
 use crate::state::AppState;
 
@@ -38,6 +39,11 @@ pub async fn run(
         .public_url
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
+    // `config` drops a trailing `/` of `CORE_PUBLIC_URL`; the fault puts it back.
+    let public_url = match std::env::var("CORE_PUBLIC_URL") {
+        Ok(raw) if fault!(PublicUrlKeepsSlash) && raw.ends_with('/') => format!("{public_url}/"),
+        _ => public_url,
+    };
     set_docs_url(format!("{public_url}/api/v1/openapi.json"));
     let state = AppState {
         db: db.clone(),

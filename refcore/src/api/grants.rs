@@ -50,7 +50,10 @@ pub async fn grants_list(
     let page = params.positive("page")?.unwrap_or(1);
     let limit = params.positive("limit")?.unwrap_or(agent::DEFAULT_LIMIT);
     let result = agent::list(&state.db, &caller, &states, page, limit).await?;
-    let keep: Vec<(&str, &str)> = state_param.map(|s| ("state", s)).into_iter().collect();
+    let keep: Vec<(&str, &str)> = (state_param.filter(|_| !fault!(LinkForgetsState)))
+        .map(|s| ("state", s))
+        .into_iter()
+        .collect();
     let link_limit = if fault!(ClampWithoutContinuation) {
         limit
     } else {

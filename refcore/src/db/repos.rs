@@ -4,6 +4,7 @@ use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
 use crate::domain::permission::Permission;
+use crate::faults::fault;
 
 /// A repository row with its owner's login.
 #[derive(Debug, Clone)]
@@ -126,10 +127,15 @@ pub async fn set_collaborator(
     user_id: i64,
     permission: Permission,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query(
+    let on_conflict = if fault!(CollaboratorDemotionIgnored) {
+        "DO NOTHING"
+    } else {
+        "DO UPDATE SET permission = excluded.permission"
+    };
+    sqlx::query(&format!(
         "INSERT INTO collaborators (repo_id, user_id, permission) VALUES ($1, $2, $3) \
-         ON CONFLICT (repo_id, user_id) DO UPDATE SET permission = excluded.permission",
-    )
+         ON CONFLICT (repo_id, user_id) {on_conflict}"
+    ))
     .bind(repo_id)
     .bind(user_id)
     .bind(permission.name())

@@ -39,6 +39,7 @@ pub fn status(receipt: (i64, i64), current: Option<(i64, i64)>) -> &'static str 
     match current {
         None => "issue_deleted",
         Some(now) if now == receipt || fault!(MovedIssueReadsSubmitted) => "submitted",
+        Some(now) if now.0 == receipt.0 && fault!(MovedBackReadsSubmitted) => "submitted",
         Some(_) => "issue_binding_changed",
     }
 }
