@@ -163,10 +163,12 @@ mod catalogue {
         /// No test extensions declared (`/api/v1/version` has no
         /// `extensions`), and their routes answer 404.
         NoExtensions,
+        /// Every timestamp at another UTC offset, with microseconds.
+        TimestampsOffset,
     }
 
     /// Every variant with its `CORE_VARIANT` name.
-    pub const ALL: [(Variant, &str); 26] = [
+    pub const ALL: [(Variant, &str); 27] = [
         (Variant::Markup, "markup"),
         (Variant::ExtraMembers, "extra-members"),
         (Variant::RewordedErrors, "reworded-errors"),
@@ -193,6 +195,7 @@ mod catalogue {
         (Variant::LoginRedirect, "login-redirect"),
         (Variant::List422, "list-422"),
         (Variant::NoExtensions, "no-extensions"),
+        (Variant::TimestampsOffset, "timestamps-offset"),
     ];
 
     pub static ACTIVE: OnceLock<Variant> = OnceLock::new();

@@ -203,6 +203,14 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
             })
             .await;
         }
+        Variant::TimestampsOffset => {
+            return map_body(response, "application/json", |text| {
+                let mut value: Value = serde_json::from_str(text).ok()?;
+                offset_timestamps(&mut value);
+                serde_json::to_string(&value).ok()
+            })
+            .await;
+        }
         Variant::PrettyJson => {
             return map_body(response, "application/json", |text| {
                 let value: Value = serde_json::from_str(text).ok()?;
@@ -310,6 +318,33 @@ pub fn add_members(value: &mut Value) {
                 .or_insert(json!({"nested": 1, "list": [1, "two"]}));
         }
         Value::Array(items) => items.iter_mut().for_each(add_members),
+        _ => {}
+    }
+}
+
+/// `timestamps-offset`: every `*_at` member that is an RFC 3339 timestamp,
+/// the same instant written at UTC+05:30 with six fractional digits, as
+/// another Core may write it (spec §2: RFC 3339, no offset or precision
+/// named).
+pub fn offset_timestamps(value: &mut Value) {
+    use time::format_description::well_known::Rfc3339;
+    const WRITTEN: &[time::format_description::FormatItem<'_>] = time::macros::format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:6][offset_hour sign:mandatory]:[offset_minute]"
+    );
+    let offset = time::macros::offset!(+5:30);
+    match value {
+        Value::Object(map) => {
+            for (name, member) in map.iter_mut() {
+                let at = (member.as_str())
+                    .filter(|_| name.ends_with("_at"))
+                    .and_then(|s| time::OffsetDateTime::parse(s, &Rfc3339).ok());
+                match at.and_then(|t| t.to_offset(offset).format(WRITTEN).ok()) {
+                    Some(written) => *member = Value::String(written),
+                    None => offset_timestamps(member),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(offset_timestamps),
         _ => {}
     }
 }
@@ -460,5 +495,16 @@ mod tests {
         );
         cookie_out(&mut h);
         assert_eq!(h[SET_COOKIE], "v_sid=abc; Path=/; HttpOnly; SameSite=Lax");
+    }
+
+    #[test]
+    fn timestamps_are_the_same_instant_at_another_offset() {
+        let mut v = json!({"created_at": "2026-12-05T19:52:00Z", "revoked_at": null,
+            "issue": {"created_at": "2026-12-05T23:59:59Z"}, "task": "2026-12-05T19:52:00Z"});
+        offset_timestamps(&mut v);
+        assert_eq!(v["created_at"], "2026-12-06T01:22:00.000000+05:30");
+        assert_eq!(v["issue"]["created_at"], "2026-12-06T05:29:59.000000+05:30");
+        assert_eq!(v["revoked_at"], Value::Null);
+        assert_eq!(v["task"], "2026-12-05T19:52:00Z", "only `*_at` members");
     }
 }
