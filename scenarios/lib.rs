@@ -43,6 +43,7 @@ pub mod flows;
 pub mod grammars;
 pub mod grammars_credentials;
 pub mod grammars_envelope;
+pub mod grammars_json;
 pub mod grammars_oauth;
 pub mod grammars_segments;
 pub mod grammars_text;
@@ -107,6 +108,7 @@ pub fn catalogue() -> Vec<Scenario> {
         grammars_token::scenarios(),
         grammars_envelope::scenarios(),
         grammars_segments::scenarios(),
+        grammars_json::scenarios(),
         explore::scenarios(),
     ];
     families.concat()

@@ -87,6 +87,11 @@ impl JsonBody {
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             AppError::bad_request(format!("malformed JSON: {}", bounded(&e.to_string())))
         })?;
+        // Every JSON body of the contract is an object; serde would also read
+        // a struct from an array of its members in order.
+        if !value.is_object() && !fault!(JsonArrayReadAsObject) {
+            return Err(AppError::invalid("the request body must be a JSON object"));
+        }
         if contains_nul(&value) && !fault!(NulAcceptedOnSqlite) {
             return Err(AppError::invalid("text must not contain NUL"));
         }

@@ -350,10 +350,14 @@ mod catalogue {
         PrepareAcceptsHumanAgent,
         /// A user's API token mints tokens for that user (found blind).
         TokenMintsTokens,
+        /// A JSON body of another top-level type is read as the object it
+        /// should be: an array of the members in order passes (refcore's
+        /// own bug until the malformed-JSON scenario found it).
+        JsonArrayReadAsObject,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 112] = [
+    pub const ALL: [(Fault, &str); 113] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -556,6 +560,7 @@ mod catalogue {
             "prepare-accepts-human-agent",
         ),
         (Fault::TokenMintsTokens, "token-mints-tokens"),
+        (Fault::JsonArrayReadAsObject, "json-array-read-as-object"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

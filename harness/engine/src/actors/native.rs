@@ -107,15 +107,21 @@ impl NativeClient {
     /// `POST .../issues` with a raw body exactly as given (member order,
     /// whitespace and escapes are the caller's).
     pub async fn submit_raw(&self, grant: &GrantRef, body: &str) -> Step<Answer> {
+        self.call_raw("POST", &core_api::submit(grant), body).await
+    }
+
+    /// A request whose body is `body` exactly, sent as `application/json`
+    /// (broken JSON, another top-level type).
+    pub async fn call_raw(&self, method: &str, path: &str, body: &str) -> Step<Answer> {
+        let method: reqwest::Method = method
+            .parse()
+            .map_err(|_| Abort::errored(format!("method {method}")))?;
         let request = self
-            .authorize(
-                self.client
-                    .post(format!("{}{}", self.base, core_api::submit(grant))),
-            )
+            .authorize(self.client.request(method, format!("{}{path}", self.base)))
             .header("content-type", "application/json")
             .body(body.to_owned())
             .build()
-            .map_err(|e| Abort::errored(format!("native raw submit: {e}")))?;
+            .map_err(|e| Abort::errored(format!("native raw request {path}: {e}")))?;
         exchange(&self.client, &self.journal, &self.actor, request).await
     }
 

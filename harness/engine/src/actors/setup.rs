@@ -140,6 +140,23 @@ impl SetupClient {
         exchange(&self.client, &self.journal, "setup", request).await
     }
 
+    /// An admin request whose body is `body` exactly, sent as
+    /// `application/json` (broken JSON, another top-level type).
+    pub async fn call_raw(&self, method: &str, path: &str, body: &str) -> Step<Answer> {
+        let method: reqwest::Method = method
+            .parse()
+            .map_err(|_| Abort::errored(format!("method {method}")))?;
+        let request = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .header("authorization", format!("token {}", self.token))
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .build()
+            .map_err(|e| Abort::errored(format!("setup raw request {path}: {e}")))?;
+        exchange(&self.client, &self.journal, "setup", request).await
+    }
+
     /// Like [`call`](Self::call), but any status outside `expected` is a
     /// contract failure of the setup surface.
     async fn expect(
