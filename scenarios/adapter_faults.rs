@@ -25,6 +25,8 @@ pub fn scenarios() -> Vec<Scenario> {
 pub(crate) const SUBMIT: &str = "/api/v1/repos/alice/lab/agent-work-grants/*/issues";
 /// The grant route.
 pub(crate) const GRANT: &str = "/api/v1/repos/alice/lab/agent-work-grants/*";
+/// The confirm route of alice/lab's grants, as the proxy matches it.
+pub(crate) const CONFIRM: &str = "/api/v1/repos/alice/lab/agent-work-grants/*/confirm";
 /// The submission readback route.
 pub(crate) const READBACK: &str = "/api/v1/repos/alice/lab/agent-work-grants/*/submissions/*";
 /// A path no Core serves: a redirect's same-origin target.
@@ -134,7 +136,8 @@ async fn redirect_refused(ctx: &mut Ctx) -> Outcome {
 /// When the Core commits a submission but its answer is lost, the adapter
 /// reports `delivery_uncertain` after exactly one POST, the same-key
 /// readback finds the committed submission and its one Issue, and an
-/// identical replay answers 200 with still one Issue.
+/// identical replay answers 200 with still one Issue; a confirmation whose
+/// answer is lost is `delivery_uncertain` after one POST too, and committed.
 #[scenario(AdapterFaults, parity, clauses = ["S6.uncertain", "S6.post-once"])]
 async fn lost_response_then_readback(ctx: &mut Ctx) -> Outcome {
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Lost answers reconcile").await?;
@@ -177,6 +180,28 @@ async fn lost_response_then_readback(ctx: &mut Ctx) -> Outcome {
         2,
     )?;
     ctx.observe("the replay", &replayed.raw);
+
+    ctx.step("the Core commits lab-bot's confirmation of a second grant, but the answer is lost");
+    let alice = ctx.human("alice")?;
+    let (second, _) = alice
+        .prepare_grant(LAB, LAB_BOT, "a second grant", "summary")
+        .await?;
+    let second_proposal = bot.read_proposal(&second).await?;
+    let confirms = proxy.count("POST", CONFIRM);
+    proxy.inject("POST", CONFIRM, Fault::DropResponse);
+    let lost = bot.confirm(&second, &second_proposal).await?;
+    expect_no_receipt(ctx, "the lost confirm", &lost, "delivery_uncertain", None)?;
+    ctx.expect_eq(
+        "exactly one more confirm POST reached the proxy",
+        proxy.count("POST", CONFIRM),
+        confirms + 1,
+    )?;
+    let read = bot.get_grant(&second).await?;
+    ctx.expect_eq(
+        "the confirmation was committed: the grant awaits the human",
+        read.grant()?.state.as_str(),
+        state::AWAITING_HUMAN,
+    )?;
     Ok(())
 }
 

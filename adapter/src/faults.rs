@@ -163,10 +163,13 @@ mod catalogue {
         /// Over HTTP, a caller's bearer counts only as `Bearer`, not
         /// `bearer` (found blind).
         AdapterBearerSchemeCaseSensitive,
+        /// A confirm whose answer is unclear (lost, unexpected) is reported
+        /// as a failed read, `upstream_error`, not `delivery_uncertain`.
+        AdapterLostConfirmIsReadError,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 35] = [
+    pub const ALL: [(Fault, &str); 36] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -252,6 +255,10 @@ mod catalogue {
         (
             Fault::AdapterBearerSchemeCaseSensitive,
             "adapter-bearer-scheme-case-sensitive",
+        ),
+        (
+            Fault::AdapterLostConfirmIsReadError,
+            "adapter-lost-confirm-is-read-error",
         ),
     ];
 

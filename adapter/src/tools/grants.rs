@@ -146,7 +146,10 @@ pub async fn confirm(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, Tool
     let proposal = args.proposal()?;
     let credential = &ctx.credential().await?;
     let url = super::grant_url(ctx, &owner, &repo, grant_id, &["confirm"]);
-    let op = Op::Write(CONFIRM_ADVICE);
+    let op = match fault!(AdapterLostConfirmIsReadError) {
+        true => Op::Read,
+        false => Op::Write(CONFIRM_ADVICE),
+    };
     let payload = Value::Object(proposal.to_body());
     let reply = ctx
         .upstream
