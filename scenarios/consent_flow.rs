@@ -297,14 +297,29 @@ async fn parked_call_resumes_after_consent(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Without URL elicitation the call ends with `auth_required` whose message
-/// holds the authorize URL (same checks as the elicited one), with no
+/// Without URL elicitation — a client declaring form mode only, or none —
+/// the call ends with `auth_required` whose message holds the authorize URL
+/// (same checks as the elicited one) and no elicitation is sent, with no
 /// native request; after consent the next call succeeds with one token
 /// POST whose verifier hashes to the challenge. Another session of the same
 /// adapter gets its own URL — another state and another challenge — and
 /// the first session's token does not serve it.
 #[scenario(Consent, parity, clauses = ["S9.adapter.delivery", "S9.adapter.state"])]
 async fn auth_required_then_retry_after_consent(ctx: &mut Ctx) -> Outcome {
+    ctx.step("a consent-mode adapter whose client declares form-mode elicitation only");
+    let form_bot = consent_bot(ctx, Elicitation::Form).await?;
+    let reply = form_bot.call(READ_TOOL, read_args()).await?;
+    let what = "the call ends with auth_required (form mode is no URL mode)";
+    ctx.expect_tool_error(what, &reply, "auth_required")?;
+    let url = form_bot.url_in(&reply)?;
+    expect_consent_url(ctx, &form_bot, &url)?;
+    ctx.expect_eq(
+        "no elicitation of either mode was sent to it",
+        form_bot.unread_elicitations().await,
+        0,
+    )?;
+    form_bot.stop().await;
+
     ctx.step("a consent-mode adapter (no elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::None).await?;
     let reply = bot.call(READ_TOOL, read_args()).await?;

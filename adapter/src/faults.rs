@@ -166,10 +166,13 @@ mod catalogue {
         /// A confirm whose answer is unclear (lost, unexpected) is reported
         /// as a failed read, `upstream_error`, not `delivery_uncertain`.
         AdapterLostConfirmIsReadError,
+        /// A URL-mode elicitation goes to any client that declared an
+        /// elicitation mode, form-only clients included.
+        ConsentElicitsAnyClient,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 36] = [
+    pub const ALL: [(Fault, &str); 37] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -260,6 +263,7 @@ mod catalogue {
             Fault::AdapterLostConfirmIsReadError,
             "adapter-lost-confirm-is-read-error",
         ),
+        (Fault::ConsentElicitsAnyClient, "consent-elicits-any-client"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

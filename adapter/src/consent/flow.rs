@@ -23,6 +23,7 @@ use super::{
 use crate::{
     config::Credential,
     error::{ErrorCode, ToolError},
+    faults::fault,
 };
 
 /// What the adapter says with the URL, as `auth_required` and in the elicitation.
@@ -55,10 +56,9 @@ impl ConsentCall {
         if let Some(token) = self.consent.token_for(&self.session) {
             return Ok(Some(Credential::Token(token)));
         }
-        let url_mode = self
-            .peer
-            .supported_elicitation_modes()
-            .contains(&ElicitationMode::Url);
+        let modes = self.peer.supported_elicitation_modes();
+        let url_mode = modes.contains(&ElicitationMode::Url)
+            || (fault!(ConsentElicitsAnyClient) && !modes.is_empty());
         let Some(minted) = self
             .consent
             .mint(&self.session, self.host.as_deref(), url_mode)

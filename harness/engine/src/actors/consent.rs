@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, UrlElicitationCapability,
+    ElicitationCapability, FormElicitationCapability, UrlElicitationCapability,
 };
 use rmcp::service::{RequestContext, RoleClient};
 use serde_json::Value;
@@ -30,6 +30,10 @@ pub enum Elicitation {
     /// and accepts each `elicitation/create` in URL mode, handing the URL
     /// to the scenario.
     Url,
+    /// The client declares form-mode elicitation only: to the adapter it
+    /// is a client without URL mode (spec §9), so the call ends with
+    /// `auth_required` too; any elicitation it is sent counts as unread.
+    Form,
     /// The client declares no elicitation: the adapter must end the call
     /// with `auth_required` whose message holds the URL.
     None,
@@ -53,12 +57,18 @@ pub(crate) struct ElicitedUrl {
 impl ClientHandler for BotClient {
     fn get_info(&self) -> ClientConfig {
         let mut config = ClientConfig::default();
-        if self.elicitation == Some(Elicitation::Url) {
-            let mut capabilities = ClientCapabilities::default();
-            capabilities.elicitation =
-                Some(ElicitationCapability::new().with_url(UrlElicitationCapability::new()));
-            config.capabilities = capabilities;
-        }
+        let declared = match self.elicitation {
+            Some(Elicitation::Url) => {
+                ElicitationCapability::new().with_url(UrlElicitationCapability::new())
+            }
+            Some(Elicitation::Form) => {
+                ElicitationCapability::new().with_form(FormElicitationCapability::new())
+            }
+            _ => return config,
+        };
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(declared);
+        config.capabilities = capabilities;
         config
     }
 
@@ -84,6 +94,22 @@ impl ClientHandler for BotClient {
                 // The person agrees to open the URL; consenting is done in
                 // the browser, by the scenario.
                 Ok(ElicitResult::new(ElicitationAction::Accept))
+            }
+            // A form elicitation (no URL mode) is counted for the scenario
+            // and declined: a person has nothing to type for a consent.
+            (Some(Elicitation::Form), request) => {
+                let elicitation_id = match request {
+                    ElicitRequestParams::UrlElicitationParams { elicitation_id, .. } => {
+                        elicitation_id
+                    }
+                    _ => "form".to_owned(),
+                };
+                let url = String::new();
+                let _ = self.urls.send(ElicitedUrl {
+                    url,
+                    elicitation_id,
+                });
+                Ok(ElicitResult::new(ElicitationAction::Decline))
             }
             // A client that declared no such mode refuses it, as a real
             // client would; the scenario sees the call's outcome.
