@@ -86,6 +86,17 @@ async fn code_with_scope(
     scope: &str,
 ) -> Step<(String, String)> {
     let verifier = oauth::verifier();
+    code_with(ctx, alice, (client_id, redirect_uri), scope, verifier).await
+}
+
+/// [`code_for`] with the PKCE `verifier` given.
+async fn code_with(
+    ctx: &Ctx,
+    alice: &Human,
+    (client_id, redirect_uri): (&str, &str),
+    scope: &str,
+    verifier: String,
+) -> Step<(String, String)> {
     ctx.register_secret(&verifier);
     let challenge = oauth::s256(&verifier);
     let state = unminted_state(ctx);
@@ -165,6 +176,22 @@ fn expect_token(ctx: &Ctx, what: &str, answer: &Answer) -> Step<()> {
             json["expires_in"].is_number(),
         ),
         (true, Some("bearer".to_owned()), true),
+    )?;
+    // RFC 6749 §5.1, read as RFC 9111 §5.2 reads the field: a list of
+    // directives, any letter case, others beside it.
+    let no_store = (answer.header_values("cache-control").iter())
+        .flat_map(|v| v.split(','))
+        .any(|d| {
+            d.split('=')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .eq_ignore_ascii_case("no-store")
+        });
+    ctx.expect(
+        &format!("{what}: Cache-Control: no-store"),
+        no_store,
+        &answer.header_values("cache-control").join(", "),
     )?;
     ctx.expect(
         &format!("{what}: scope within read:repository write:issue"),
@@ -267,12 +294,13 @@ async fn consent_authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outc
 
 /// The token endpoint exchanges a code once, for its own client, redirect
 /// URI and verifier: the right exchange is 200 with a bearer token of at
-/// most `read:repository write:issue`; a wrong verifier, a reused code,
+/// most `read:repository write:issue` and `Cache-Control: no-store`, with
+/// a verifier of 43 or of 128 characters too; a wrong verifier, a reused code,
 /// another client's code and another registered redirect URI are each 400
 /// `invalid_grant`, a missing verifier 400 (`invalid_grant` or, as RFC 6749
 /// §5.2 names it, `invalid_request`); a token asked for `read:repository`
 /// carries only that and cannot create an Issue (403).
-#[scenario(Consent, parity, clauses = ["S9.token.exchange", "S9.token.code-binding", "S9.token.scope"])]
+#[scenario(Consent, parity, clauses = ["S9.token.exchange", "S9.token.no-store", "S9.token.code-binding", "S9.token.scope", "S0.standards.pkce"])]
 async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     ctx.step("two applications are registered; alice signs in");
     let client = ctx
@@ -309,6 +337,18 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
         &format!("{} {}", answer.status, json_text(&error)),
     )?;
     ctx.observe("no verifier", &answer.status);
+
+    ctx.step("verifiers at RFC 7636's bounds: 43 and 128 characters, `~` and `.` among them");
+    for length in [43, 128] {
+        let random = oauth::verifier() + &oauth::verifier() + &oauth::verifier();
+        let verifier = format!("~.{}", &random[..length - 2]);
+        let (code, verifier) =
+            code_with(ctx, &alice, (&client, REDIRECT), FULL_SCOPE, verifier).await?;
+        let answer = ctx
+            .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
+            .await?;
+        expect_token(ctx, &format!("a verifier of {length} characters"), &answer)?;
+    }
 
     ctx.step("the right exchange, then the same code again");
     let (code, verifier) = code_for(ctx, &alice, &client, REDIRECT).await?;

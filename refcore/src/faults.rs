@@ -354,10 +354,16 @@ mod catalogue {
         /// should be: an array of the members in order passes (refcore's
         /// own bug until the malformed-JSON scenario found it).
         JsonArrayReadAsObject,
+        /// The token answer says `Cache-Control: private`, not `no-store`
+        /// (found blind).
+        TokenAnswerCacheable,
+        /// A PKCE verifier of 128 characters, RFC 7636's upper bound, is
+        /// refused (found blind).
+        PkceVerifierMax127,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 113] = [
+    pub const ALL: [(Fault, &str); 115] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -561,6 +567,8 @@ mod catalogue {
         ),
         (Fault::TokenMintsTokens, "token-mints-tokens"),
         (Fault::JsonArrayReadAsObject, "json-array-read-as-object"),
+        (Fault::TokenAnswerCacheable, "token-answer-cacheable"),
+        (Fault::PkceVerifierMax127, "pkce-verifier-max-127"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

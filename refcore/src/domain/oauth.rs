@@ -170,7 +170,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// Whether `verifier` proves possession for a code with this challenge.
 pub fn verifier_matches(verifier: &str, challenge: &str, method: &str) -> bool {
-    if !is_pkce_string(verifier) {
+    if !is_pkce_string(verifier) || (fault!(PkceVerifierMax127) && verifier.len() == 128) {
         return false;
     }
     match method {
