@@ -16,6 +16,7 @@ pub fn scenarios() -> Vec<Scenario> {
         adapter_process_holds_only_its_own_token(),
         adapter_traffic_carries_only_its_own_token(),
         caller_bearer_wins_over_process_token(),
+        adapter_with_basic_credentials(),
     ]
 }
 
@@ -324,5 +325,52 @@ async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
         Some(grant.id),
     )?;
     expect_clean_traffic(ctx, LAB_BOT, &origin, &proxy.captured())?;
+    Ok(())
+}
+
+/// An adapter whose process credential is lab-bot's Basic `login:password`
+/// (spec §6; the password holds a `:`, RFC 7617) acts as lab-bot: it reads
+/// and confirms lab-bot's grant, and every request reaching the Core
+/// carries exactly that Basic credential.
+#[scenario(Privilege, parity, clauses = ["S6.credentials.bearer-wins", "S1.token.forms", "S0.standards.basic-colon"])]
+async fn adapter_with_basic_credentials(ctx: &mut Ctx) -> Outcome {
+    let alice = ctx.human("alice")?;
+    ctx.step("alice prepares a grant for lab-bot");
+    alice.login().await?;
+    let (grant, _) = alice
+        .prepare_grant(LAB, LAB_BOT, "Basic credentials", "summary")
+        .await?;
+
+    ctx.step("lab-bot's adapter holds its Basic login:password, not its token");
+    let bot = ctx.bot_builder(LAB_BOT).basic().via_proxy().start().await?;
+    let read = bot.get_grant(&grant).await?;
+    ctx.expect_tool_ok("lab-bot reads its grant", &read)?;
+    let proposal = read.grant()?.proposal;
+    let confirmed = bot.confirm(&grant, &proposal).await?;
+    ctx.expect_tool_ok("lab-bot confirms its grant", &confirmed)?;
+    let statuses = (read.native_status(), confirmed.native_status());
+    ctx.expect_eq(
+        "the grant awaits the human",
+        confirmed.grant()?.state.as_str(),
+        state::AWAITING_HUMAN,
+    )?;
+
+    ctx.step("every request reaching the Core carried lab-bot's Basic credential");
+    let basic = ctx.bot_authorization_headers(LAB_BOT)?.swap_remove(3);
+    let requests = ctx.proxy().await?.captured();
+    let all_basic = !requests.is_empty()
+        && requests.iter().all(|r| {
+            let auth = r
+                .headers
+                .iter()
+                .filter(|(n, _)| n.eq_ignore_ascii_case("authorization"));
+            auth.map(|(_, v)| v.as_slice()).eq([basic.as_bytes()])
+        });
+    ctx.expect(
+        "each request: one Authorization, lab-bot's Basic login:password",
+        all_basic,
+        &format!("{} request(s)", requests.len()),
+    )?;
+    ctx.observe("native statuses", &statuses);
     Ok(())
 }

@@ -169,10 +169,13 @@ mod catalogue {
         /// A URL-mode elicitation goes to any client that declared an
         /// elicitation mode, form-only clients included.
         ConsentElicitsAnyClient,
+        /// A Basic password is sent cut at its first `:` (found blind: the
+        /// adapter refused such a password at start).
+        AdapterBasicPasswordCutAtColon,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 37] = [
+    pub const ALL: [(Fault, &str); 38] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -264,6 +267,10 @@ mod catalogue {
             "adapter-lost-confirm-is-read-error",
         ),
         (Fault::ConsentElicitsAnyClient, "consent-elicits-any-client"),
+        (
+            Fault::AdapterBasicPasswordCutAtColon,
+            "adapter-basic-password-cut-at-colon",
+        ),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -204,7 +204,13 @@ impl Upstream {
             Credential::Token(token) => {
                 request.header(header::AUTHORIZATION, format!("token {token}"))
             }
-            Credential::Basic { user, password } => request.basic_auth(user, Some(password)),
+            Credential::Basic { user, password } => {
+                let password = match fault!(AdapterBasicPasswordCutAtColon) {
+                    true => password.split(':').next().unwrap_or_default(),
+                    false => password.as_str(),
+                };
+                request.basic_auth(user, Some(password))
+            }
         };
         if let Some(body) = body {
             request = request.json(body);

@@ -360,10 +360,13 @@ mod catalogue {
         /// A PKCE verifier of 128 characters, RFC 7636's upper bound, is
         /// refused (found blind).
         PkceVerifierMax127,
+        /// A Basic credential is split at its last `:`, so a password
+        /// holding one fails (found blind).
+        BasicSplitsAtLastColon,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 115] = [
+    pub const ALL: [(Fault, &str); 116] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -569,6 +572,7 @@ mod catalogue {
         (Fault::JsonArrayReadAsObject, "json-array-read-as-object"),
         (Fault::TokenAnswerCacheable, "token-answer-cacheable"),
         (Fault::PkceVerifierMax127, "pkce-verifier-max-127"),
+        (Fault::BasicSplitsAtLastColon, "basic-splits-at-last-colon"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

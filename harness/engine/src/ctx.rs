@@ -67,6 +67,7 @@ pub struct BotBuilder<'a> {
     scopes: Option<Vec<String>>,
     process_token_of: Option<String>,
     bearer: bool,
+    basic: bool,
     consent: Option<Elicitation>,
     consent_timeout_secs: Option<u64>,
 }
@@ -135,6 +136,13 @@ impl BotBuilder<'_> {
         self
     }
 
+    /// The adapter's process credential is the bot's Basic `login:password`
+    /// (`AWG_BASIC_*`, spec §6) instead of its token.
+    pub fn basic(mut self) -> Self {
+        self.basic = true;
+        self
+    }
+
     /// This bot's own token: the one given, a fresh one of the asked
     /// scopes, or its fixture token.
     async fn own_token(
@@ -196,10 +204,15 @@ impl BotBuilder<'_> {
                 None => (own, None, None),
             }
         };
+        let basic_password = match self.basic {
+            true => Some(ctx.bot_password(&self.login)?),
+            false => None,
+        };
         let settings = AdapterSettings {
             env: ctx.adapter_env.clone(),
             upstream_timeout: self.upstream_timeout,
             caller_bearer,
+            basic_password,
             consent,
         };
         let bot = Bot::start(
@@ -409,16 +422,12 @@ impl Ctx {
     /// secrets, so they never reach a report.
     pub fn bot_authorization_headers(&self, login: &str) -> Step<Vec<String>> {
         let token = self.token(login)?;
-        let password = self
-            .applied
-            .bot_passwords
-            .get(login)
-            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
+        let password = self.bot_password(login)?;
         Ok(vec![
             format!("token {token}"),
             format!("Bearer {token}"),
             self.basic_authorization(login, &token)?,
-            self.basic_authorization(login, password)?,
+            self.basic_authorization(login, &password)?,
         ])
     }
 
@@ -535,9 +544,16 @@ impl Ctx {
             scopes: None,
             process_token_of: None,
             bearer: false,
+            basic: false,
             consent: None,
             consent_timeout_secs: None,
         }
+    }
+
+    /// Bot `login`'s fixture password, for an adapter's Basic credential.
+    fn bot_password(&self, login: &str) -> Step<String> {
+        (self.applied.bot_passwords.get(login).cloned())
+            .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))
     }
 
     /// True when `haystack` holds the fixture token of any bot other than

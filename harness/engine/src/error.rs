@@ -52,6 +52,11 @@ pub enum HarnessError {
     /// the Core's failure, reported as a failed trial.
     #[error("the core broke the launch contract (spec §5): {0}")]
     LaunchContract(String),
+    /// The adapter under test exited, or never printed its listening line,
+    /// started with a configuration spec §6 allows: its failure, reported
+    /// as a failed trial.
+    #[error("the adapter did not start (spec §6): {0}")]
+    AdapterStart(String),
     /// A fixture file is not valid.
     #[error("fixture {file}: {message}")]
     Fixture {

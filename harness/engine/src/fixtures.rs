@@ -117,12 +117,15 @@ impl Fixture {
         let secrets = setup_secrets(setup);
         let mut applied = Applied::default();
         for h in &self.humans {
-            let password = secrets.mint(&format!("pw-{}", h.login));
+            // Every password holds a `:` (RFC 7617: the user-id ends at the
+            // first colon, the password may hold more): every Basic
+            // `login:password` of the catalogue meets that edge.
+            let password = secrets.mint(&format!("pw:{}", h.login));
             setup.create_user(&h.login, "individual", &password).await?;
             applied.passwords.insert(h.login.clone(), password);
         }
         for b in &self.bots {
-            let password = secrets.mint(&format!("pw-{}", b.login));
+            let password = secrets.mint(&format!("pw:{}", b.login));
             setup.create_user(&b.login, "bot", &password).await?;
             let token = setup
                 .mint_token(&b.login, "grantgate-adapter", &b.scopes)

@@ -122,7 +122,10 @@ impl std::fmt::Display for Abort {
 
 impl From<crate::error::HarnessError> for Abort {
     fn from(e: crate::error::HarnessError) -> Self {
-        Abort::errored(e.to_string())
+        match e {
+            crate::error::HarnessError::AdapterStart(_) => Abort::failed(e.to_string()),
+            _ => Abort::errored(e.to_string()),
+        }
     }
 }
 

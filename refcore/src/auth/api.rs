@@ -107,7 +107,11 @@ async fn authenticate(header: &str, state: &AppState) -> Result<Caller, AppError
                 .decode(rest)
                 .map_err(|_| unauthorized())?;
             let decoded = String::from_utf8(decoded).map_err(|_| unauthorized())?;
-            let (login, secret) = decoded.split_once(':').ok_or_else(unauthorized)?;
+            let split = match fault!(BasicSplitsAtLastColon) {
+                true => decoded.rsplit_once(':'),
+                false => decoded.split_once(':'),
+            };
+            let (login, secret) = split.ok_or_else(unauthorized)?;
             by_basic(login, secret, state).await
         }
         _ => Err(unauthorized()),

@@ -132,6 +132,9 @@ pub struct AdapterSettings {
     /// A bearer the MCP client sends on every request (spec §6: over HTTP
     /// it wins over the process credential); `None` sends none.
     pub caller_bearer: Option<String>,
+    /// The process credential as Basic `login:password` (`AWG_BASIC_*`)
+    /// instead of the token: the bot's password.
+    pub basic_password: Option<String>,
     /// Consent mode (spec §9): no process credential, the OAuth client and
     /// public URL instead.
     pub consent: Option<ConsentSettings>,
@@ -232,8 +235,13 @@ impl Bot {
         journal: Journal,
     ) -> Result<Bot> {
         let mut env = vec![("PATH".to_owned(), std::env::var("PATH").unwrap_or_default())];
-        if settings.consent.is_none() {
-            env.push(("AWG_TOKEN".to_owned(), token.to_owned()));
+        match (&settings.consent, &settings.basic_password) {
+            (Some(_), _) => {}
+            (None, Some(password)) => {
+                env.push(("AWG_BASIC_USER".to_owned(), login.to_owned()));
+                env.push(("AWG_BASIC_PASSWORD".to_owned(), password.clone()));
+            }
+            (None, None) => env.push(("AWG_TOKEN".to_owned(), token.to_owned())),
         }
         env.push((
             "RUST_LOG".to_owned(),
@@ -279,7 +287,8 @@ impl Bot {
         )?;
         let mut mcp_url = adapter
             .wait_for_line("awg-mcp listening on", ADAPTER_STARTUP)
-            .await?;
+            .await
+            .map_err(|e| HarnessError::AdapterStart(e.to_string()))?;
         if let Some(c) = &settings.consent {
             // The client reaches the adapter by another loopback name than
             // its public URL: an adapter that builds its redirect URI from
