@@ -226,7 +226,7 @@ async fn lost_confirm_settled_by_readback(ctx: &mut Ctx) -> Outcome {
 /// way RFC 8288 allows (empty list elements, a title that reads like a
 /// link, upper-case relations, shared targets in one `rel`, bare tokens)
 /// the pages are the same.
-#[scenario(AdapterInputs, parity, clauses = ["S6.list.continuation", "S6.list.no-follow"])]
+#[scenario(AdapterInputs, parity, clauses = ["S6.list.continuation", "S6.list.no-follow", "S0.standards.link-case"])]
 async fn clamped_pages_yield_every_grant(ctx: &mut Ctx) -> Outcome {
     let ids = prepared(ctx, 31).await?;
     let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;

@@ -172,10 +172,12 @@ mod catalogue {
         /// A Basic password is sent cut at its first `:` (found blind: the
         /// adapter refused such a password at start).
         AdapterBasicPasswordCutAtColon,
+        /// `Link`'s `rel` parameter is found only in lower case (found blind).
+        AdapterLinkRelNameCaseSensitive,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 38] = [
+    pub const ALL: [(Fault, &str); 39] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -270,6 +272,10 @@ mod catalogue {
         (
             Fault::AdapterBasicPasswordCutAtColon,
             "adapter-basic-password-cut-at-colon",
+        ),
+        (
+            Fault::AdapterLinkRelNameCaseSensitive,
+            "adapter-link-rel-name-case-sensitive",
         ),
     ];
 

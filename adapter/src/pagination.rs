@@ -145,7 +145,10 @@ fn next_page(link: &str) -> Result<Option<i64>, Reason> {
         let rel = split_outside(params, ';')
             .into_iter()
             .filter_map(|p| p.split_once('='))
-            .find(|(name, _)| name.trim().eq_ignore_ascii_case("rel"))
+            .find(|(name, _)| match fault!(AdapterLinkRelNameCaseSensitive) {
+                true => name.trim() == "rel",
+                false => name.trim().eq_ignore_ascii_case("rel"),
+            })
             .map(|(_, value)| unquote(value.trim()));
         if rel.is_some_and(|r| r.split_whitespace().any(|t| t.eq_ignore_ascii_case("next"))) {
             let base = Url::parse("http://link.invalid/").map_err(|e| e.to_string())?;

@@ -528,7 +528,7 @@ fn respelled_link(headers: &http::HeaderMap) -> Option<Vec<String>> {
                 _ => format!("\"{words}\""),
             };
             format!(
-                r#" , <{url}{join}v=1,2;3>; title="<,; rel=\"next, <x; y\", {words}"; rel={rel} , ,"#
+                r#" , <{url}{join}v=1,2;3>; title="<,; rel=\"next, <x; y\", {words}"; REL={rel} , ,"#
             )
         })
         .collect();
@@ -596,8 +596,8 @@ mod tests {
         assert_eq!(
             lines,
             vec![
-                r#" , <http://h/l?page=1&limit=10&v=1,2;3>; title="<,; rel=\"next, <x; y\", FIRST"; rel=FIRST , ,"#,
-                r#" , <http://h/l?page=3&limit=10&v=1,2;3>; title="<,; rel=\"next, <x; y\", LAST NEXT"; rel="LAST NEXT" , ,"#,
+                r#" , <http://h/l?page=1&limit=10&v=1,2;3>; title="<,; rel=\"next, <x; y\", FIRST"; REL=FIRST , ,"#,
+                r#" , <http://h/l?page=3&limit=10&v=1,2;3>; title="<,; rel=\"next, <x; y\", LAST NEXT"; REL="LAST NEXT" , ,"#,
             ]
         );
         let read = crate::actors::Links::parse(&lines.join(", ")).unwrap();

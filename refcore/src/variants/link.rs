@@ -87,7 +87,8 @@ fn reverse_query(url: &str) -> String {
 
 /// `link-style`: relations in the order last, first, prev, next; `next` and
 /// `prev` as unquoted tokens with no space before `rel` (RFC 8288 allows
-/// both); empty list elements before, between and after the links, which a
+/// both), `first` and `last` under the parameter name `Rel` (names compare
+/// case-insensitively, RFC 8288 §3); empty list elements before, between and after the links, which a
 /// recipient ignores (RFC 9110 §5.6.1.2). Parameters other than `rel` do
 /// not occur in refcore's `Link`.
 pub fn restyle(value: &str) -> String {
@@ -97,7 +98,7 @@ pub fn restyle(value: &str) -> String {
         .filter_map(|want| links.iter().find(|(_, rel)| rel == want))
         .map(|(url, rel)| match rel.as_str() {
             "prev" | "next" => format!("<{url}>;rel={rel}"),
-            _ => format!("<{url}>; rel=\"{rel}\""),
+            _ => format!("<{url}>; Rel=\"{rel}\""),
         })
         .map(|link| format!(" ,{link} ,"))
         .collect::<Vec<_>>()
@@ -114,8 +115,8 @@ mod tests {
                     rel=\"first\", <http://x/l?page=2&limit=30>; rel=\"last\"";
         assert_eq!(
             restyle(link),
-            " ,<http://x/l?page=2&limit=30>; rel=\"last\" ,, ,<http://x/l?page=1&limit=30>; \
-             rel=\"first\" ,, ,<http://x/l?page=2&limit=30>;rel=next ,"
+            " ,<http://x/l?page=2&limit=30>; Rel=\"last\" ,, ,<http://x/l?page=1&limit=30>; \
+             Rel=\"first\" ,, ,<http://x/l?page=2&limit=30>;rel=next ,"
         );
     }
 
