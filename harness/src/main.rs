@@ -578,15 +578,24 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         Err(e) => return Err(e).context("writing the report"),
     }
     let code = exit_code(&counts, cancel.is_cancelled());
-    if code == 0 && args.require_full && report.gate() != Gate::Passed {
+    let code = require_full(code, &report.gate(), args.require_full);
+    if code == PARTIAL_REFUSED {
         eprintln!("refused: {} (--require-full)", report.gate().banner());
-        return Ok(PARTIAL_REFUSED);
     }
     Ok(code)
 }
 
 /// The exit code of a PARTIAL verdict under `--require-full`.
 const PARTIAL_REFUSED: u8 = 3;
+
+/// `code`, or [`PARTIAL_REFUSED`] when nothing failed but the verdict is
+/// not a full pass and the run was asked to require one.
+fn require_full(code: u8, gate: &Gate, required: bool) -> u8 {
+    match (code, gate) {
+        (0, Gate::Partial { .. }) if required => PARTIAL_REFUSED,
+        _ => code,
+    }
+}
 
 /// Writes `dir/attestation.intoto.json`: the run's statement, redacted like
 /// every report file, signed.
@@ -880,4 +889,29 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
         Err(e) => return Err(e).context("writing the self-test report"),
     }
     Ok(m.exit_code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn require_full_refuses_partial_only() {
+        let partial = Gate::Partial {
+            why: "6 not applicable".into(),
+        };
+        assert_eq!(
+            require_full(0, &partial, false),
+            0,
+            "PARTIAL passes by default"
+        );
+        assert_eq!(require_full(0, &partial, true), PARTIAL_REFUSED);
+        assert_eq!(require_full(0, &Gate::Passed, true), 0);
+        assert_eq!(require_full(1, &Gate::Failed, true), 1, "a failure stays 1");
+        assert_eq!(
+            require_full(130, &partial, true),
+            130,
+            "an interrupt stays 130"
+        );
+    }
 }
