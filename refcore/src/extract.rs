@@ -153,11 +153,19 @@ fn decode_component(raw: &[u8]) -> Result<String, AppError> {
             }
         }
     }
+    // `+` is a space before percent-decoding: a typed `+` arrives as `%2B`.
+    let raw: Vec<u8> = match fault!(FormPlusDecodedLate) {
+        true => percent_decode(raw).collect(),
+        false => raw.to_vec(),
+    };
     let plus: Vec<u8> = raw
         .iter()
         .map(|&b| if b == b'+' { b' ' } else { b })
         .collect();
-    let bytes: Vec<u8> = percent_decode(&plus).collect();
+    let bytes: Vec<u8> = match fault!(FormPlusDecodedLate) {
+        true => plus,
+        false => percent_decode(&plus).collect(),
+    };
     String::from_utf8(bytes).map_err(|_| AppError::bad_request("form or query is not valid UTF-8"))
 }
 

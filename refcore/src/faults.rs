@@ -363,10 +363,13 @@ mod catalogue {
         /// A Basic credential is split at its last `:`, so a password
         /// holding one fails (found blind).
         BasicSplitsAtLastColon,
+        /// Form values are percent-decoded before `+` becomes a space, so a
+        /// typed `+` is stored as a space (found blind).
+        FormPlusDecodedLate,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 116] = [
+    pub const ALL: [(Fault, &str); 117] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -573,6 +576,7 @@ mod catalogue {
         (Fault::TokenAnswerCacheable, "token-answer-cacheable"),
         (Fault::PkceVerifierMax127, "pkce-verifier-max-127"),
         (Fault::BasicSplitsAtLastColon, "basic-splits-at-last-colon"),
+        (Fault::FormPlusDecodedLate, "form-plus-decoded-late"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();
