@@ -7,7 +7,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, Watch};
+use crate::flows::{self, LAB, LAB_BOT, Ledger, Watch};
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -48,19 +48,9 @@ async fn collaborator_removed_mid_flow(ctx: &mut Ctx) -> Outcome {
 /// written, and making it public again brings the same readback back.
 #[scenario(AccessLoss, parity, extensions = ["repo-visibility"], clauses = ["S3.access-loss", "S1.private-invisible", "S3.recheck"])]
 async fn repository_made_private_mid_flow(ctx: &mut Ctx) -> Outcome {
-    ctx.step("alice has a public repository alice/open where lab-bot may write");
-    ctx.setup().create_repo("alice", "open", false).await?;
-    ctx.setup()
-        .add_collaborator("alice/open", LAB_BOT, "write")
-        .await?;
-    let f = mid_flow(ctx, "alice/open").await?;
-    let before = f.watch.take(ctx).await?;
+    let (f, before) = open_mid_flow(ctx).await?;
 
-    ctx.step("alice removes lab-bot from the collaborators: it still reads the public repository");
-    ctx.setup()
-        .remove_collaborator("alice/open", LAB_BOT)
-        .await?;
-    reads_but_cannot_act(ctx, &f).await?;
+    removed_from_public(ctx, &f).await?;
 
     ctx.step("alice makes alice/open private");
     set_private(ctx, "alice/open", true).await?;
@@ -83,13 +73,7 @@ async fn repository_made_private_mid_flow(ctx: &mut Ctx) -> Outcome {
 /// written, and write permission brings the same readback back.
 #[scenario(AccessLoss, parity, clauses = ["S3.permission-to-act", "S3.access-loss", "S3.recheck", "S5.setup.collaborators"])]
 async fn demoted_to_reader_mid_flow(ctx: &mut Ctx) -> Outcome {
-    ctx.step("alice has a public repository alice/open where lab-bot may write");
-    ctx.setup().create_repo("alice", "open", false).await?;
-    ctx.setup()
-        .add_collaborator("alice/open", LAB_BOT, "write")
-        .await?;
-    let f = mid_flow(ctx, "alice/open").await?;
-    let before = f.watch.take(ctx).await?;
+    let (f, before) = open_mid_flow(ctx).await?;
 
     ctx.step("alice makes lab-bot a read collaborator of alice/open");
     ctx.setup()
@@ -97,11 +81,7 @@ async fn demoted_to_reader_mid_flow(ctx: &mut Ctx) -> Outcome {
         .await?;
     reads_but_cannot_act(ctx, &f).await?;
 
-    ctx.step("alice removes lab-bot from the collaborators: it still reads the public repository");
-    ctx.setup()
-        .remove_collaborator("alice/open", LAB_BOT)
-        .await?;
-    reads_but_cannot_act(ctx, &f).await?;
+    removed_from_public(ctx, &f).await?;
 
     ctx.step("alice makes lab-bot a write collaborator again; nothing was written meanwhile");
     ctx.setup()
@@ -111,6 +91,29 @@ async fn demoted_to_reader_mid_flow(ctx: &mut Ctx) -> Outcome {
         .expect_unchanged(ctx, "after the calls without write permission", &before)
         .await?;
     readback_is_back(ctx, &f).await
+}
+
+/// [`mid_flow`] on a public repository alice/open where lab-bot may write,
+/// with the ledger taken then.
+async fn open_mid_flow(ctx: &mut Ctx) -> Step<(MidFlow, Ledger)> {
+    ctx.step("alice has a public repository alice/open where lab-bot may write");
+    ctx.setup().create_repo("alice", "open", false).await?;
+    ctx.setup()
+        .add_collaborator("alice/open", LAB_BOT, "write")
+        .await?;
+    let f = mid_flow(ctx, "alice/open").await?;
+    let before = f.watch.take(ctx).await?;
+    Ok((f, before))
+}
+
+/// lab-bot removed from alice/open's collaborators: the repository being
+/// public, it is still a reader.
+async fn removed_from_public(ctx: &Ctx, f: &MidFlow) -> Step<()> {
+    ctx.step("alice removes lab-bot from the collaborators: it still reads the public repository");
+    ctx.setup()
+        .remove_collaborator("alice/open", LAB_BOT)
+        .await?;
+    reads_but_cannot_act(ctx, f).await
 }
 
 /// A reader of the repository (spec §3): get, readback and list answer as
