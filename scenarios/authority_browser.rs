@@ -564,17 +564,17 @@ async fn owner_rows(
         && flows::grant_total(ctx, LAB_BOT).await? == total + 1;
     table.check("POST prepare × owner", ok, seen(&landed));
 
-    for (decision, grant, after) in [
-        (Decision::Approve, approve, state::ACTIVE),
-        (Decision::Withdraw, withdraw, state::REVOKED),
-    ] {
+    for (decision, grant) in [(Decision::Approve, approve), (Decision::Withdraw, withdraw)] {
+        let before = flows::native_grant(ctx, LAB_BOT, grant).await?;
         let page = alice.decide(grant, decision).await?;
-        let now = flows::native_status(ctx, LAB_BOT, grant).await?;
         table.check(
             &format!("POST {} × owner", decision.segment()),
-            accepted(&page) && now == (after.to_owned(), 3),
-            format!("{}, then {} {}", seen(&page), now.0, now.1),
+            accepted(&page),
+            seen(&page),
         );
+        let after = flows::native_grant(ctx, LAB_BOT, grant).await?;
+        let what = format!("{} by the owner", decision.segment());
+        flows::expect_decided(ctx, &what, (&before, &after), decision, &alice.login)?;
     }
     Ok(())
 }
@@ -638,8 +638,10 @@ async fn site_admin_rows(
             csrf,
             &[(fields::STATE_REVISION, "2".to_owned())],
         )?;
+        let before = flows::native_grant(ctx, LAB_BOT, grant).await?;
         let page = admin.submit(&form).await?;
-        let now = flows::native_status(ctx, LAB_BOT, grant).await?;
+        let after = flows::native_grant(ctx, LAB_BOT, grant).await?;
+        let now = after.status();
         let done = accepted(&page) && now == (to.to_owned(), 3);
         let kept = refused(&page) && now == (state::AWAITING_HUMAN.to_owned(), 2);
         ways.push((decision.segment(), done));
@@ -648,6 +650,10 @@ async fn site_admin_rows(
             done || kept,
             format!("{}, then {} {}", seen(&page), now.0, now.1),
         );
+        if done {
+            let what = format!("{} by the site admin", decision.segment());
+            flows::expect_decided(ctx, &what, (&before, &after), decision, &admin.login)?;
+        }
     }
     ctx.observe("the site admin acts as a repository admin", &ways);
     Ok(())

@@ -7,8 +7,8 @@
 use grantgate_engine::prelude::*;
 
 use crate::authority_browser::{hand_form, seen};
-use crate::browser::{Unchanged, accepted, expect_grant};
-use crate::flows::{LAB, LAB_BOT};
+use crate::browser::{Unchanged, accepted};
+use crate::flows::{self, LAB, LAB_BOT};
 use crate::grammars::Table;
 
 /// This file's scenarios, in catalogue order.
@@ -21,7 +21,7 @@ pub fn scenarios() -> Vec<Scenario> {
 /// a stranger, each with a `_csrf` of its own session, under a repository
 /// it administers, one it cannot see and one that does not exist — and
 /// nothing changes; under its own repository the admin collaborator's
-/// approve works.
+/// approve works and records her as the approver.
 #[scenario(Authority, parity, clauses = ["S3.own-repository", "S4.page.grant", "S4.approve", "S4.withdraw", "S4.admin-only"])]
 async fn grant_forms_under_another_repository(ctx: &mut Ctx) -> Outcome {
     ctx.step(
@@ -105,13 +105,21 @@ async fn grant_forms_under_another_repository(ctx: &mut Ctx) -> Outcome {
         .await?;
 
     ctx.step("wendy, an admin collaborator, approves the grant under its own repository");
+    let before = flows::native_grant(ctx, LAB_BOT, &grant).await?;
     let page = ctx.human("wendy")?.approve(&grant).await?;
     ctx.expect(
         "the approve form is accepted",
         accepted(&page),
         &seen(&page),
     )?;
-    expect_grant(ctx, "approved by wendy", &grant, state::ACTIVE, 3).await
+    let after = flows::native_grant(ctx, LAB_BOT, &grant).await?;
+    flows::expect_decided(
+        ctx,
+        "approved by wendy",
+        (&before, &after),
+        Decision::Approve,
+        "wendy",
+    )
 }
 
 /// Whether `page` is the 404 §1 gives what a caller may not see, at once.

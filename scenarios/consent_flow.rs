@@ -31,13 +31,14 @@ pub const CONSENTER: &str = "alice";
 /// every token of the same person.
 pub const READ_TOOL: &str = "get_repository";
 
-/// A random base64url string of 43 characters (256 bits): a state nobody
-/// minted, for a native request or a forged callback. Registered as a
-/// secret like every state.
+/// A state nobody minted, for a native request or a forged callback: a
+/// random base64url string of 43 characters (256 bits, registered as a
+/// secret like every state), then characters a redirect must encode (RFC
+/// 6749's `state` is any VSCHAR): a space and `+ & = % # /`.
 pub fn unminted_state(ctx: &Ctx) -> String {
     let s = oauth::verifier();
     ctx.register_secret(&s);
-    s
+    format!("{s} +&=%#/")
 }
 
 /// The arguments of [`READ_TOOL`].

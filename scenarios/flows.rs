@@ -202,6 +202,79 @@ pub async fn native_status(ctx: &Ctx, agent: &str, grant: &GrantRef) -> Step<(St
     Ok(answer.grant()?.status())
 }
 
+/// The grant whole as `agent` reads it natively now.
+pub async fn native_grant(ctx: &Ctx, agent: &str, grant: &GrantRef) -> Step<Grant> {
+    let answer = ctx.native(agent)?.get_grant(grant).await?;
+    ctx.expect_status("the agent reads the grant natively", answer.status, 200)?;
+    answer.grant()
+}
+
+/// Checks that an accepted `decision` by the human `by` changed the grant
+/// from `before` to `after` as spec §2 says, and nothing else: the state,
+/// one more revision, approving records `by` as `approved_by` with an
+/// `approved_at`, withdrawing stamps `revoked_at` and keeps who approved.
+pub fn expect_decided(
+    ctx: &Ctx,
+    what: &str,
+    (before, after): (&Grant, &Grant),
+    decision: Decision,
+    by: &str,
+) -> Step<()> {
+    let (b, a) = (&before.raw, &after.raw);
+    let login = |v: &Value| v["login"].as_str().map(str::to_owned);
+    let (state, approver, approved_at, revoked_at) = match decision {
+        Decision::Approve => (state::ACTIVE, Some(by.to_owned()), true, false),
+        Decision::Withdraw => (
+            state::REVOKED,
+            login(&b["approved_by"]),
+            !b["approved_at"].is_null(),
+            true,
+        ),
+    };
+    ctx.expect_eq(
+        &format!(
+            "{what}: state, revision, who approved, which of approved_at and revoked_at are set"
+        ),
+        (
+            after.status(),
+            login(&a["approved_by"]),
+            !a["approved_at"].is_null(),
+            !a["revoked_at"].is_null(),
+        ),
+        (
+            (state.to_owned(), before.state_revision + 1),
+            approver,
+            approved_at,
+            revoked_at,
+        ),
+    )?;
+    let kept = [
+        "id",
+        "repository",
+        "agent",
+        "prepared_by",
+        "task",
+        "summary",
+        "proposal",
+        "created_at",
+        "confirmed_at",
+    ];
+    let changed: Vec<&str> = kept.into_iter().filter(|m| b[*m] != a[*m]).collect();
+    ctx.expect_eq(
+        &format!("{what}: members the decision must not change"),
+        changed,
+        vec![],
+    )?;
+    if decision == Decision::Withdraw {
+        ctx.expect_eq(
+            &format!("{what}: who approved and when, kept"),
+            (&a["approved_by"], &a["approved_at"]),
+            (&b["approved_by"], &b["approved_at"]),
+        )?;
+    }
+    Ok(())
+}
+
 /// Every `state` filter of the native list (spec §3): none (every
 /// non-revoked state), each state's name, and `all`.
 pub const LIST_FILTERS: [Option<&str>; 6] = [

@@ -22,6 +22,7 @@ pub fn scenarios() -> Vec<Scenario> {
         digest_grammar(),
         number_grammar(),
         segment_grammar(),
+        longest_name_through_the_adapter(),
     ]
 }
 
@@ -801,5 +802,68 @@ async fn segment_grammar(ctx: &mut Ctx) -> Outcome {
         .expect_unchanged(ctx, "after every segment", &before)
         .await?;
     ctx.observe("cases", &cases);
+    Ok(())
+}
+
+/// Repository names tried longest first: the longest the Core takes is the
+/// one the adapter must take too.
+const NAME_LENGTHS: [usize; 4] = [100, 64, 40, 20];
+
+/// The longest repository name the Core takes (of 100, 64, 40 and 20
+/// characters) works through every adapter tool (spec §6: `owner`/`repo`
+/// are single path segments, and an adapter has no length of its own to
+/// impose): a grant there is confirmed and submitted through, and the
+/// repository, the Issue and the receipt read back.
+#[scenario(Grammars, parity, clauses = ["S6.inputs.strict", "S6.tools.grant", "S6.tools.public"])]
+async fn longest_name_through_the_adapter(ctx: &mut Ctx) -> Outcome {
+    ctx.step("alice gets the repository with the longest name the Core takes");
+    let mut made = None;
+    for len in NAME_LENGTHS {
+        let name = format!("long-{}", "n".repeat(len - 5));
+        let answer = (ctx.setup())
+            .call(
+                "POST",
+                "/api/v1/admin/users/alice/repos",
+                Some(json!({"name": name, "private": true})),
+            )
+            .await?;
+        if answer.status == 201 {
+            made = Some(name);
+            break;
+        }
+    }
+    let Some(name) = made else {
+        return Err(Abort::failed(format!(
+            "the Core takes no repository name of {NAME_LENGTHS:?} characters"
+        )));
+    };
+    ctx.observe("the longest name taken", &name.len());
+    let repo = format!("alice/{name}");
+    ctx.setup()
+        .add_collaborator(&repo, LAB_BOT, "write")
+        .await?;
+    let alice = ctx.human("alice")?;
+    alice.login().await?;
+    let bot = ctx.bot(LAB_BOT).await?;
+    let (grant, proposal) = flows::active_grant(ctx, &alice, &bot, &repo, "A long name").await?;
+
+    ctx.step("lab-bot submits through the grant and reads everything back by that name");
+    let issue = NewIssue::new("Long name", "Through a long repository name.\n");
+    let submitted = bot.submit(&grant, &proposal, &issue).await?;
+    ctx.expect_tool_ok("submit_agent_work_proposal", &submitted)?;
+    let back = bot.submission(&grant, &issue.request_key).await?;
+    ctx.expect_tool_ok("get_agent_work_submission", &back)?;
+    let args = json!({"owner": "alice", "repo": name});
+    for (tool, args) in [
+        ("get_repository", args.clone()),
+        ("list_issues", args.clone()),
+        (
+            "get_issue",
+            json!({"owner": "alice", "repo": name, "index": 1}),
+        ),
+    ] {
+        let reply = bot.call(tool, args).await?;
+        ctx.expect_tool_ok(tool, &reply)?;
+    }
     Ok(())
 }

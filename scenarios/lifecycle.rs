@@ -42,6 +42,15 @@ async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
     )?;
     ctx.expect_status("home page status", home.status, 200)?;
 
+    ctx.step("an ordinary Issue is opened first in another repository");
+    // So the grant's Issue has a global id other than its index.
+    ctx.setup().create_repo("alice", "elsewhere", true).await?;
+    let ordinary = json!({"title": "Elsewhere", "body": "ordinary"});
+    let answer = (ctx.setup())
+        .call("POST", &core_api::issues("alice/elsewhere"), Some(ordinary))
+        .await?;
+    ctx.expect_status("the ordinary Issue", answer.status, 201)?;
+
     ctx.step("alice prepares a grant for lab-bot through the form");
     // What the Core receives: a real browser sends line breaks as CRLF.
     let (task, summary) = (alice.as_submitted(TASK), alice.as_submitted(SUMMARY));
@@ -153,9 +162,19 @@ async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
     ctx.expect_status("issue read", answer.status, 200)?;
     let native = answer.issue()?;
     ctx.expect_eq(
-        "issue id and index",
-        (native.id, native.index),
-        (issue.id, issue.index),
+        "the receipt's Issue is this Issue: id, index, repository, page",
+        (
+            native.id,
+            native.index,
+            native.repository_id,
+            &native.html_url,
+        ),
+        (issue.id, issue.index, issue.repository_id, &issue.html_url),
+    )?;
+    ctx.expect_eq(
+        "its page: the public URL and the path of Issue `index`",
+        native.html_url.clone(),
+        ctx.setup().issue_page(LAB, native.index),
     )?;
     ctx.expect_eq("title", native.title.as_str(), TITLE)?;
     ctx.expect_eq("body byte for byte", native.body.as_str(), BODY)?;

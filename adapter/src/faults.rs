@@ -174,10 +174,12 @@ mod catalogue {
         AdapterBasicPasswordCutAtColon,
         /// `Link`'s `rel` parameter is found only in lower case (found blind).
         AdapterLinkRelNameCaseSensitive,
+        /// An `owner` or `repo` of 100 characters is refused (found blind).
+        AdapterSegmentMax99,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 39] = [
+    pub const ALL: [(Fault, &str); 40] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -277,6 +279,7 @@ mod catalogue {
             Fault::AdapterLinkRelNameCaseSensitive,
             "adapter-link-rel-name-case-sensitive",
         ),
+        (Fault::AdapterSegmentMax99, "adapter-segment-max-99"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

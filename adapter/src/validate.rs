@@ -90,7 +90,7 @@ impl<'a> Args<'a> {
     pub fn segment(&self, name: &str) -> Result<String, ToolError> {
         let text = string(name, self.required(name)?)?;
         let ok = !matches!(text, "." | "..")
-            && (1..=100).contains(&text.len())
+            && (1..=100 - usize::from(fault!(AdapterSegmentMax99))).contains(&text.len())
             && (fault!(AdapterSegmentsUnescaped) && !text.contains('/')
                 || text
                     .bytes()

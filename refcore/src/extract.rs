@@ -44,7 +44,10 @@ pub fn content_type_is(headers: &HeaderMap, expected: &str) -> bool {
     headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
+        .and_then(|v| match fault!(JsonMediaTypeParamsRefused) {
+            true => Some(v),
+            false => v.split(';').next(),
+        })
         .is_some_and(|v| v.trim().eq_ignore_ascii_case(expected))
 }
 

@@ -366,10 +366,27 @@ mod catalogue {
         /// Form values are percent-decoded before `+` becomes a space, so a
         /// typed `+` is stored as a space (found blind).
         FormPlusDecodedLate,
+        /// A decision records the grant's preparer as its approver (found
+        /// blind).
+        ApprovedByPreparer,
+        /// A JSON body's `Content-Type` with parameters (`; charset=utf-8`)
+        /// is refused (found blind).
+        JsonMediaTypeParamsRefused,
+        /// The consent redirect appends `code` and `state` unencoded (found
+        /// blind).
+        OauthStateUnencoded,
+        /// Without `CORE_PUBLIC_URL` the base is `CORE_LISTEN` as written,
+        /// port 0 included, not the bound address (found blind).
+        PublicUrlFromListen,
+        /// A receipt's Issue `html_url` is built from the Issue's global id
+        /// instead of its index (found blind).
+        ReceiptUrlByIssueId,
+        /// Only the first pair of the `Cookie` header is read (found blind).
+        CookieFirstPairOnly,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 117] = [
+    pub const ALL: [(Fault, &str); 123] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -577,6 +594,15 @@ mod catalogue {
         (Fault::PkceVerifierMax127, "pkce-verifier-max-127"),
         (Fault::BasicSplitsAtLastColon, "basic-splits-at-last-colon"),
         (Fault::FormPlusDecodedLate, "form-plus-decoded-late"),
+        (Fault::ApprovedByPreparer, "approved-by-preparer"),
+        (
+            Fault::JsonMediaTypeParamsRefused,
+            "json-media-type-params-refused",
+        ),
+        (Fault::OauthStateUnencoded, "oauth-state-unencoded"),
+        (Fault::PublicUrlFromListen, "public-url-from-listen"),
+        (Fault::ReceiptUrlByIssueId, "receipt-url-by-issue-id"),
+        (Fault::CookieFirstPairOnly, "cookie-first-pair-only"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

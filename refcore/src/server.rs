@@ -35,10 +35,14 @@ pub async fn run(
         addr: config.listen,
         source,
     })?;
-    let public_url = config
-        .public_url
-        .clone()
-        .unwrap_or_else(|| format!("http://{addr}"));
+    let public_url =
+        config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| match fault!(PublicUrlFromListen) {
+                true => format!("http://{}", config.listen),
+                false => format!("http://{addr}"),
+            });
     // `config` drops a trailing `/` of `CORE_PUBLIC_URL`; the fault puts it back.
     let public_url = match std::env::var("CORE_PUBLIC_URL") {
         Ok(raw) if fault!(PublicUrlKeepsSlash) && raw.ends_with('/') => format!("{public_url}/"),

@@ -145,6 +145,12 @@ impl Journal {
         self.waited_ms.load(Ordering::Relaxed)
     }
 
+    /// How many exchanges the trial has recorded so far: a turn that
+    /// rotates what a client may spell freely, reproducibly per trial.
+    pub(crate) fn exchanges_so_far(&self) -> u64 {
+        self.exchanges.load(Ordering::Relaxed)
+    }
+
     /// Starts a new step; later assertions and exchanges belong to it.
     pub fn step(&self, name: &str) {
         self.lock().push(StepRecord {

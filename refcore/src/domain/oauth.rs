@@ -263,7 +263,14 @@ pub fn redirect_to_client(redirect_uri: &str, params: &[(&str, &str)]) -> String
     for (name, value) in params {
         query.append_pair(name, value);
     }
-    let query = query.finish();
+    let query = match fault!(OauthStateUnencoded) {
+        true => params
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join("&"),
+        false => query.finish(),
+    };
     let separator = match redirect_uri.find('?') {
         None => "?",
         Some(_) if fault!(RedirectQueryIgnored) => "?",

@@ -301,7 +301,11 @@ pub async fn submit(
         Some(made) => made,
         None => db::issues::insert(&mut tx, &issue).await?,
     };
-    let html_url = state.issue_url(&grant.repo_owner, &grant.repo_name, index);
+    let page = match fault!(ReceiptUrlByIssueId) {
+        true => issue_id,
+        false => index,
+    };
+    let html_url = state.issue_url(&grant.repo_owner, &grant.repo_name, page);
     let inserted = db::submissions::insert(
         &mut tx,
         &db::submissions::NewSubmission {

@@ -176,7 +176,10 @@ pub async fn decide(
             grant.state,
             grant.state_revision,
             next,
-            user.id,
+            match fault!(ApprovedByPreparer) {
+                true => grant.prepared_by.id,
+                false => user.id,
+            },
             &db::now(),
         )
         .await?;

@@ -32,7 +32,12 @@ pub struct Session {
 fn cookie_value(parts: &Parts) -> Option<String> {
     for header in parts.headers.get_all(COOKIE) {
         let Ok(text) = header.to_str() else { continue };
-        for pair in text.split(';') {
+        let pairs = if fault!(CookieFirstPairOnly) {
+            1
+        } else {
+            usize::MAX
+        };
+        for pair in text.split(';').take(pairs) {
             if let Some((name, value)) = pair.trim().split_once('=')
                 && name == COOKIE_NAME
                 && value.len() == 64

@@ -29,6 +29,36 @@ const SPOILED_PICTURE: std::time::Duration = std::time::Duration::from_secs(2);
 /// A browser follows at most this many redirects, as real ones do.
 const MAX_REDIRECTS: usize = 10;
 
+/// A browser's cookie jar that also holds a cookie of another application
+/// of the same host, one set before the Core's and one after (cookies are
+/// shared by every port of a host): the `Cookie` header carries the Core's
+/// among others, in the order RFC 6265 §5.4 gives (older first).
+struct AmongOthers(Arc<CookieStoreMutex>);
+
+/// The other application's cookies, older and newer than the Core's.
+const OTHER_COOKIES: [&str; 2] = ["gg_other_before=1", "gg_other_after=1"];
+
+impl reqwest::cookie::CookieStore for AmongOthers {
+    fn set_cookies(
+        &self,
+        headers: &mut dyn Iterator<Item = &reqwest::header::HeaderValue>,
+        url: &url::Url,
+    ) {
+        self.0.set_cookies(headers, url);
+    }
+
+    fn cookies(&self, url: &url::Url) -> Option<reqwest::header::HeaderValue> {
+        let core = self.0.cookies(url);
+        let core = core.as_ref().and_then(|v| v.to_str().ok()).unwrap_or("");
+        let [before, after] = OTHER_COOKIES;
+        let all = match core {
+            "" => format!("{before}; {after}"),
+            core => format!("{before}; {core}; {after}"),
+        };
+        reqwest::header::HeaderValue::from_str(&all).ok()
+    }
+}
+
 /// One human with one browser. Cloning shares the browser (and its cookies).
 #[derive(Clone)]
 pub struct Human {
@@ -47,7 +77,7 @@ impl Human {
     pub(crate) fn new(login: &str, password: &str, base: &str, journal: Journal) -> Step<Self> {
         let cookies = Arc::new(CookieStoreMutex::default());
         let client = reqwest::Client::builder()
-            .cookie_provider(cookies.clone())
+            .cookie_provider(Arc::new(AmongOthers(cookies.clone())))
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| Abort::errored(format!("browser for {login}: {e}")))?;
@@ -885,7 +915,9 @@ mod tests {
                         .get(header::COOKIE)
                         .and_then(|v| v.to_str().ok())
                         .unwrap_or("");
-                    if cookie != "sid=session-before-login-1"
+                    if !cookie
+                        .split("; ")
+                        .any(|c| c == "sid=session-before-login-1")
                         || !body.contains("_csrf=csrf-value-0123")
                     {
                         return (StatusCode::BAD_REQUEST, "no session or csrf").into_response();
@@ -963,7 +995,8 @@ mod tests {
         );
         assert_eq!(
             exchanges[2].response_body,
-            "<p>home, cookie sid=[redacted]</p>"
+            "<p>home, cookie gg_other_before=1; sid=[redacted]; gg_other_after=1</p>",
+            "the Core's cookie is sent among another application's, older first"
         );
         let all = serde_json::to_string(&steps).unwrap();
         for secret in [

@@ -303,6 +303,13 @@ impl SetupClient {
         self.call("GET", &core_api::issue(repo, index), None).await
     }
 
+    /// The `html_url` of Issue `index` of `repo`: the Core's public URL
+    /// (the harness launched it there, or at its bound address when unset)
+    /// and the Issue page's path, one `/` between.
+    pub fn issue_page(&self, repo: &str, index: i64) -> String {
+        format!("{}/{repo}/issues/{index}", self.base.trim_end_matches('/'))
+    }
+
     /// Every Issue of `repo`, by index, read one by one through the
     /// contract's `GET …/issues/{index}` (the contract has no Issue list).
     /// Indexes count from 1; the scan ends after three free indexes in a
@@ -311,8 +318,9 @@ impl SetupClient {
     ///
     /// Bounded and checked: each Issue found must carry the index it was
     /// read by (a Core answering one Issue for every index is caught at the
-    /// second), and a repository holding more than [`MAX_ISSUES`] is a
-    /// failure, so no Core can keep the scan going.
+    /// second) and its own page as `html_url`, and a repository holding
+    /// more than [`MAX_ISSUES`] is a failure, so no Core can keep the scan
+    /// going.
     pub async fn issues(&self, repo: &str) -> Step<Vec<Issue>> {
         let mut found = Vec::new();
         let (mut index, mut misses) = (1, 0);
@@ -332,6 +340,14 @@ impl SetupClient {
                             "setup: reading Issue {index} of {repo} answered the Issue with \
                              index {} (spec §1: an Issue's `index` is its place in its repository)",
                             issue.index
+                        )));
+                    }
+                    let page = self.issue_page(repo, index);
+                    if issue.html_url != page {
+                        return Err(Abort::failed(format!(
+                            "setup: Issue {index} of {repo} has html_url {:?}, not {page:?} \
+                             (spec §1, §5: the public URL, one `/`, then the Issue page's path)",
+                            issue.html_url
                         )));
                     }
                     found.push(issue);
@@ -404,22 +420,31 @@ mod tests {
     use axum::extract::Path;
     use axum::routing::get;
 
-    /// A Core answering `GET …/issues/{index}` with `issue_at(index)`.
+    /// A Core answering `GET …/issues/{index}` with `issue_at(index)`, its
+    /// `html_url` the page of that index, or `/x` after it when `off`.
     async fn core(issue_at: fn(i64) -> i64) -> SetupClient {
+        core_with(issue_at, false).await
+    }
+
+    async fn core_with(issue_at: fn(i64) -> i64, off: bool) -> SetupClient {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let public = base.clone();
         let app = axum::Router::new().route(
             "/api/v1/repos/{owner}/{repo}/issues/{index}",
             get(
-                move |Path((_, _, index)): Path<(String, String, i64)>| async move {
+                move |Path((owner, repo, index)): Path<(String, String, i64)>| async move {
+                    let at = issue_at(index);
+                    let tail = if off { "/x" } else { "" };
+                    let page = format!("{public}/{owner}/{repo}/issues/{at}{tail}");
                     axum::Json(json!({
-                        "id": index, "index": issue_at(index), "title": "t", "body": "b",
-                        "user": {"id": 1, "login": "alice"}, "html_url": "http://x/",
+                        "id": index, "index": at, "title": "t", "body": "b",
+                        "user": {"id": 1, "login": "alice"}, "html_url": page,
                         "repository_id": 1, "agent_work_grant": null,
                     }))
                 },
             ),
         );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         let admin = AdminCredential {
             user: "gg-admin".into(),
@@ -442,6 +467,17 @@ mod tests {
         let message = failure(setup.issues("alice/lab").await);
         assert!(message.contains("reading Issue 2"), "{message}");
         assert!(message.contains("index 1"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn an_issue_not_at_its_own_page_ends_the_scan_as_a_failure() {
+        let setup = core_with(|index| if index == 1 { 1 } else { 0 }, true).await;
+        let message = failure(setup.issues("alice/lab").await);
+        assert!(
+            message.contains("Issue 1 of alice/lab has html_url"),
+            "{message}"
+        );
+        assert!(message.ends_with("path)"), "{message}");
     }
 
     #[tokio::test]
