@@ -109,7 +109,8 @@ async fn expect_refused_locally(
 /// Every unknown input spec §6 names — an approval, an issuer or agent id,
 /// scopes, sponsorship, a `state_revision`, a `repository_grant`, a
 /// `requestId`, a grant marker — is refused as `invalid_input` naming it,
-/// added to an otherwise valid call of every tool, with not one request
+/// added to an otherwise valid call of every tool, and so is every other
+/// grant tool's input added to a grant tool's call, with not one request
 /// reaching the Core and nothing written.
 #[scenario(AdapterInputs, parity, clauses = ["S6.inputs.unknown", "S2.revision.not-in-api"])]
 async fn unknown_inputs_refused(ctx: &mut Ctx) -> Outcome {
@@ -139,14 +140,37 @@ async fn unknown_inputs_refused(ctx: &mut Ctx) -> Outcome {
             json!({"grant_id": grant.id, "request_key": issue.request_key}),
         ),
     ];
+    let calls = valid_calls(&grant, &proposal, &issue);
+    // Every other grant tool's inputs, with the values of its valid call:
+    // a tool takes only its own (a list copied from another tool is a bug).
+    let mut theirs: Vec<(String, Value)> = Vec::new();
+    for (_, args) in &calls {
+        for (name, value) in args.as_object().into_iter().flatten() {
+            if !theirs.iter().any(|(n, _)| n == name) {
+                theirs.push((name.clone(), value.clone()));
+            }
+        }
+    }
+    theirs.push(("page".into(), json!(1)));
+    theirs.push(("state".into(), json!("all")));
     let mut seen = Vec::new();
-    for (tool, args) in valid_calls(&grant, &proposal, &issue) {
+    for (tool, args) in &calls {
         ctx.step(&format!(
-            "lab-bot calls {tool} with each unknown input added"
+            "lab-bot calls {tool} with each unknown input and each other tool's input added"
         ));
-        for (name, value) in &unknown {
+        // A public tool's inputs are Forgejo's own: only the grant tools'
+        // lists are the spec's.
+        let own = GRANT_TOOL_INPUTS.iter().find(|(t, _)| t == tool);
+        let others = theirs
+            .iter()
+            .filter(|(n, _)| own.is_some_and(|(_, own)| !own.contains(&n.as_str())));
+        for (name, value) in unknown
+            .iter()
+            .map(|(n, v)| (*n, v))
+            .chain(others.map(|(n, v)| (n.as_str(), v)))
+        {
             let what = format!("{tool} with `{name}`");
-            let call = set(&args, name, value.clone());
+            let call = set(args, name, value.clone());
             seen.push(expect_refused_locally(ctx, &bot, &what, tool, call, name).await?);
         }
     }
@@ -318,7 +342,8 @@ async fn malformed_values_refused(ctx: &mut Ctx) -> Outcome {
 
 /// The HTTP transport checks `Origin` (spec §6; MCP's Streamable HTTP
 /// transport answers a present, invalid `Origin` with 403): an `initialize`
-/// that a page of another origin would post is 403 and opens no session,
+/// that a page of another origin would post (another site, or a host whose
+/// name only begins with a loopback name) is 403 and opens no session,
 /// while the same request without `Origin`, as MCP clients send it, is
 /// served.
 #[scenario(AdapterInputs, parity, clauses = ["S6.origin"])]
@@ -334,17 +359,30 @@ async fn foreign_origin_refused(ctx: &mut Ctx) -> Outcome {
         &format!("status {}", plain.status),
     )?;
 
-    ctx.step("the same initialize from a page on https://evil.example");
-    let foreign = bot.initialize_from(Some("https://evil.example")).await?;
-    ctx.expect_status("it is refused", foreign.status, 403)?;
-    ctx.expect(
-        "no MCP session is opened for it",
-        foreign.header("mcp-session-id").is_none(),
-        "an Mcp-Session-Id came back",
-    )?;
-    ctx.observe("statuses", &(plain.status, foreign.status));
+    // Another site, and names that only look like the loopback ones.
+    for origin in FOREIGN_ORIGINS {
+        ctx.step(&format!("the same initialize from a page on {origin}"));
+        let foreign = bot.initialize_from(Some(origin)).await?;
+        ctx.expect_status(&format!("{origin}: refused"), foreign.status, 403)?;
+        ctx.expect(
+            &format!("{origin}: no MCP session is opened for it"),
+            foreign.header("mcp-session-id").is_none(),
+            "an Mcp-Session-Id came back",
+        )?;
+    }
+    ctx.observe("served without Origin", &plain.status);
     Ok(())
 }
+
+/// Origins of pages that are not the adapter's own: another site, hosts
+/// whose names begin with a loopback name, and a sandboxed page's `null`.
+const FOREIGN_ORIGINS: [&str; 5] = [
+    "https://evil.example",
+    "http://localhost.evil.test",
+    "http://127.0.0.1.evil.test",
+    "http://localhostevil.test",
+    "null",
+];
 
 /// The revisions spec §6 names are served: a client that asks for
 /// 2025-06-18 or 2025-11-25 in its `initialize` gets that revision back (as

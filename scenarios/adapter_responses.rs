@@ -8,7 +8,8 @@
 use grantgate_engine::prelude::*;
 
 use crate::adapter_faults::{
-    BODY, READBACK, SUBMIT, TITLE, expect_committed, expect_no_receipt, proxied_active_grant,
+    BODY, CONFIRM, GRANT, READBACK, SUBMIT, TITLE, expect_committed, expect_no_receipt,
+    proxied_active_grant,
 };
 use crate::flows::{self, LAB, LAB_BOT};
 
@@ -17,6 +18,7 @@ pub fn scenarios() -> Vec<Scenario> {
     vec![
         malformed_success_publishes_no_receipt(),
         inconsistent_success_publishes_no_receipt(),
+        inconsistent_grant_answers_publish_nothing(),
     ]
 }
 
@@ -243,4 +245,52 @@ async fn expect_all_committed(
         flows::issue_count(ctx, LAB).await?,
         issues,
     )
+}
+
+/// The single-grant tools check the answer against the request as submit
+/// and readback do (spec §6): a 200 whose grant is another grant, or one
+/// in another repository, publishes nothing —
+/// `get_agent_work_grant` is `malformed_response`, `confirm_agent_work_grant`
+/// (a write, answered at the proxy without reaching the Core)
+/// `delivery_uncertain`.
+#[scenario(AdapterFaults, parity, clauses = ["S6.results.consistent", "S6.uncertain"])]
+async fn inconsistent_grant_answers_publish_nothing(ctx: &mut Ctx) -> Outcome {
+    let (bot, grant, proposal) = proxied_active_grant(ctx, "Inconsistent grants").await?;
+    let proxy = ctx.proxy().await?;
+    let truth = ctx.native(LAB_BOT)?.get_grant(&grant).await?.json()?;
+    let cases: [(&str, Vec<(&str, Value)>); 2] = [
+        ("another grant", vec![("/id", json!(grant.id + 1000))]),
+        (
+            "another repository",
+            vec![
+                ("/repository/name", json!("elsewhere")),
+                ("/repository/full_name", json!("alice/elsewhere")),
+            ],
+        ),
+    ];
+    for (what, edits) in cases {
+        let mut body = truth.clone();
+        for (pointer, value) in edits {
+            set(&mut body, pointer, value)?;
+        }
+        ctx.step(&format!(
+            "the grant's answers are replaced by one for {what}"
+        ));
+        proxy.inject("GET", GRANT, Fault::ReplaceBody(body.to_string().into()));
+        let read = bot.get_grant(&grant).await?;
+        let case = format!("get_agent_work_grant answered for {what}");
+        expect_no_receipt(ctx, &case, &read, "malformed_response", Some(200))?;
+        let canned = Canned {
+            status: 200,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.to_string().into(),
+        };
+        proxy.inject("POST", CONFIRM, Fault::Respond(canned));
+        let confirmed = bot.confirm(&grant, &proposal).await?;
+        let case = format!("confirm_agent_work_grant answered for {what}");
+        expect_no_receipt(ctx, &case, &confirmed, "delivery_uncertain", Some(200))?;
+    }
+    ctx.expect_eq("every fault was used", proxy.pending_faults(), 0)?;
+    let now = flows::native_status(ctx, LAB_BOT, &grant).await?;
+    ctx.expect_eq("the grant is as it was", now, (state::ACTIVE.to_owned(), 3))
 }

@@ -64,13 +64,7 @@ async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
     let (pending, url) = park(ctx, &bot, "session A").await?;
-    let callback: Url = format!(
-        "{}{}",
-        bot.public_url().unwrap_or_default(),
-        oauth::CALLBACK
-    )
-    .parse()
-    .map_err(|e| Abort::errored(format!("callback URL: {e}")))?;
+    let callback = consent_callback(&bot)?;
     // Whoever opens a callback needs no session: a fresh browser.
     let stranger = ctx.second_browser("mallory")?;
 
@@ -297,7 +291,9 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
 
 /// A person who refuses: the Core redirects to the callback with
 /// `error=access_denied` and the state, the call ends with
-/// `consent_denied`, and nothing is exchanged or requested.
+/// `consent_denied`, and nothing is exchanged or requested; a callback with
+/// any other error (`server_error`, `temporarily_unavailable`,
+/// `invalid_scope`) ends its call with `consent_failed`.
 #[scenario(Consent, parity, clauses = ["S9.consent.decision", "S9.consent.redirect", "S9.adapter.outcomes"])]
 async fn denied_consent_ends_the_call(ctx: &mut Ctx) -> Outcome {
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
@@ -336,7 +332,44 @@ async fn denied_consent_ends_the_call(ctx: &mut Ctx) -> Outcome {
         (0, 0),
     )?;
     ctx.observe("denied", &reply.error_code());
+
+    // RFC 6749 §4.1.2.1: only `access_denied` is the person's refusal; any
+    // other error the authorization server reports is a failure.
+    let callback = consent_callback(&bot)?;
+    for error in ["server_error", "temporarily_unavailable", "invalid_scope"] {
+        let session = bot.another_session().await?;
+        let (pending, url) = park(
+            ctx,
+            &session,
+            &format!("a session the Core answers {error}"),
+        )
+        .await?;
+        let mut to = callback.clone();
+        to.query_pairs_mut()
+            .append_pair("error", error)
+            .append_pair("state", &url.state().unwrap_or_default());
+        let _ = ctx.second_browser("mallory")?.open_url(&to).await?;
+        let reply = pending.finish().await?;
+        let what = format!("{error}: the call ends with consent_failed");
+        ctx.expect_tool_error(&what, &reply, "consent_failed")?;
+        ctx.expect_eq(
+            &format!("{error}: no token POST, no native request"),
+            (ctx.token_posts().await?.len(), ctx.api_requests().await?),
+            (0, 0),
+        )?;
+    }
     Ok(())
+}
+
+/// The adapter's consent callback URL.
+fn consent_callback(bot: &Bot) -> Step<Url> {
+    format!(
+        "{}{}",
+        bot.public_url().unwrap_or_default(),
+        oauth::CALLBACK
+    )
+    .parse()
+    .map_err(|e| Abort::errored(format!("callback URL: {e}")))
 }
 
 /// A failed exchange ends the call with `consent_failed` after exactly one

@@ -19,6 +19,7 @@ pub fn scenarios() -> Vec<Scenario> {
         exact_replay_decoded_json(),
         exact_replay_after_human_edit(),
         exact_replay_token_deleted(),
+        issue_edit_by_poster_or_admin_only(),
     ]
 }
 
@@ -312,4 +313,56 @@ async fn exact_replay_token_deleted(ctx: &mut Ctx) -> Outcome {
         .await?;
     ctx.observe("deleted token, then a new one", &(denied, answer.status));
     Ok(())
+}
+
+/// The `issue-edit` extension lets only the poster or a repository admin
+/// edit (spec §5): on an Issue the site admin posted in alice/lab, wendy (a
+/// writer), rita (a reader) and mallory (a stranger) are refused (403, or
+/// 404 where the repository is invisible) and change nothing; alice, the
+/// owner, edits it.
+#[scenario(ExactReplay, parity, extensions = ["issue-edit"], clauses = ["S5.extensions"])]
+async fn issue_edit_by_poster_or_admin_only(ctx: &mut Ctx) -> Outcome {
+    ctx.step("the site admin opens an ordinary Issue in alice/lab");
+    let answer = (ctx.setup())
+        .call(
+            "POST",
+            &core_api::issues(LAB),
+            Some(json!({"title": "Posted", "body": "as posted"})),
+        )
+        .await?;
+    ctx.expect_status("the ordinary Issue", answer.status, 201)?;
+    let index = answer.issue()?.index;
+    let watch = Watch::new(LAB_BOT, LAB);
+    let before = watch.take(ctx).await?;
+    for (who, refused) in [("wendy", &[403][..]), ("rita", &[403]), ("mallory", &[404])] {
+        ctx.step(&format!("{who} edits the Issue through the API"));
+        let edit = ctx
+            .human(who)?
+            .edit_issue(LAB, index, Some("Edited"), Some(&format!("by {who}")))
+            .await?;
+        ctx.expect(
+            &format!("{who}'s edit is refused with {refused:?}"),
+            refused.contains(&edit.status),
+            &edit.status.to_string(),
+        )?;
+    }
+    watch
+        .expect_unchanged(ctx, "after the refused edits", &before)
+        .await?;
+    ctx.step("alice, the owner, edits it");
+    let edit = ctx
+        .human("alice")?
+        .edit_issue(LAB, index, Some("Edited"), None)
+        .await?;
+    ctx.expect(
+        "alice's edit succeeds",
+        (200..300).contains(&edit.status),
+        &edit.status.to_string(),
+    )?;
+    let now = ctx.setup().issue(LAB, index).await?.issue()?;
+    ctx.expect_eq(
+        "the title is alice's, the body as posted",
+        (now.title.as_str(), now.body.as_str()),
+        ("Edited", "as posted"),
+    )
 }

@@ -727,11 +727,12 @@ fn percent_decoded(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// `owner` and `repo` values that are one path segment only when escaped:
-/// encoded dots, an encoded slash, the query and fragment marks, a space,
-/// a backslash (which URL parsers may read as `/`), a percent sign.
-const SEGMENTS: [&str; 8] = [
-    "%2e%2e", "%2E.", "a%2Fb", "a?b", "a#b", "a b", "a\\b", "100%",
+/// `owner` and `repo` values that are one path segment only when escaped,
+/// or never: the dot segments and the empty one, encoded dots, an encoded
+/// slash, the query and fragment marks, a space, a backslash (which URL
+/// parsers may read as `/`), a percent sign.
+const SEGMENTS: [&str; 11] = [
+    ".", "..", "", "%2e%2e", "%2E.", "a%2Fb", "a?b", "a#b", "a b", "a\\b", "100%",
 ];
 
 /// The `owner`/`repo` grammar through the adapter (spec §6: single path

@@ -11,6 +11,7 @@ use clap::{Parser, ValueEnum};
 use url::Url;
 
 use crate::error::ConfigError;
+use crate::faults::fault;
 
 /// Which MCP transport to serve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -145,6 +146,7 @@ impl CoreOrigin {
 /// `--public-url`.
 pub fn is_loopback_name(name: &str) -> bool {
     name.eq_ignore_ascii_case("localhost")
+        || fault!(AdapterLoopbackPrefix) && name.to_ascii_lowercase().starts_with("localhost")
         || name
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())

@@ -176,10 +176,24 @@ mod catalogue {
         AdapterLinkRelNameCaseSensitive,
         /// An `owner` or `repo` of 100 characters is refused (found blind).
         AdapterSegmentMax99,
+        /// The confirm tool takes submit's inputs too (found blind).
+        AdapterConfirmTakesSubmitInputs,
+        /// An `owner` or `repo` of `.` passes the segment check (found
+        /// blind).
+        AdapterDotSegmentAccepted,
+        /// Any host whose name begins with `localhost` counts as loopback
+        /// for `Origin` and `Host` (found blind).
+        AdapterLoopbackPrefix,
+        /// Any `error` on the consent callback counts as the person's
+        /// refusal (found blind).
+        ConsentAnyErrorDenied,
+        /// `get_agent_work_grant` checks the answer's grant id only, not its
+        /// repository (found blind).
+        AdapterGetGrantRepoUnchecked,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 40] = [
+    pub const ALL: [(Fault, &str); 45] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -280,6 +294,20 @@ mod catalogue {
             "adapter-link-rel-name-case-sensitive",
         ),
         (Fault::AdapterSegmentMax99, "adapter-segment-max-99"),
+        (
+            Fault::AdapterConfirmTakesSubmitInputs,
+            "adapter-confirm-takes-submit-inputs",
+        ),
+        (
+            Fault::AdapterDotSegmentAccepted,
+            "adapter-dot-segment-accepted",
+        ),
+        (Fault::AdapterLoopbackPrefix, "adapter-loopback-prefix"),
+        (Fault::ConsentAnyErrorDenied, "consent-any-error-denied"),
+        (
+            Fault::AdapterGetGrantRepoUnchecked,
+            "adapter-get-grant-repo-unchecked",
+        ),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -89,7 +89,7 @@ impl<'a> Args<'a> {
     /// A required `owner` or `repo`: exactly one path segment.
     pub fn segment(&self, name: &str) -> Result<String, ToolError> {
         let text = string(name, self.required(name)?)?;
-        let ok = !matches!(text, "." | "..")
+        let ok = !(matches!(text, "..") || text == "." && !fault!(AdapterDotSegmentAccepted))
             && (1..=100 - usize::from(fault!(AdapterSegmentMax99))).contains(&text.len())
             && (fault!(AdapterSegmentsUnescaped) && !text.contains('/')
                 || text

@@ -383,10 +383,13 @@ mod catalogue {
         ReceiptUrlByIssueId,
         /// Only the first pair of the `Cookie` header is read (found blind).
         CookieFirstPairOnly,
+        /// The `issue-edit` extension lets any writer edit another's Issue
+        /// (found blind).
+        IssueEditByWriter,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 123] = [
+    pub const ALL: [(Fault, &str); 124] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -603,6 +606,7 @@ mod catalogue {
         (Fault::PublicUrlFromListen, "public-url-from-listen"),
         (Fault::ReceiptUrlByIssueId, "receipt-url-by-issue-id"),
         (Fault::CookieFirstPairOnly, "cookie-first-pair-only"),
+        (Fault::IssueEditByWriter, "issue-edit-by-writer"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

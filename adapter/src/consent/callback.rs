@@ -127,7 +127,8 @@ async fn handle(consent: &Consent, query: &str) -> Page {
         }
     };
     if pairs.iter().any(|(k, _)| k == "error") {
-        return if single(&pairs, "error").as_deref() == Some("access_denied") {
+        let denied = single(&pairs, "error").as_deref() == Some("access_denied");
+        return if denied || fault!(ConsentAnyErrorDenied) {
             tracing::info!("consent: the person declined at the Core");
             wake(&mut claim, Outcome::Denied);
             Page::Declined

@@ -131,7 +131,11 @@ pub async fn edit(
     let issue = db::issues::by_index(&mut tx, repo.id, index)
         .await?
         .ok_or(AppError::NotFound)?;
-    if issue.poster_id != user.id && perm < Permission::Admin {
+    let may_edit = match fault!(IssueEditByWriter) {
+        true => Permission::Write,
+        false => Permission::Admin,
+    };
+    if issue.poster_id != user.id && perm < may_edit {
         return Err(AppError::forbidden(
             "only the poster or a repository admin may edit an issue",
         ));
