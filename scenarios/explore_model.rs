@@ -177,6 +177,9 @@ pub struct MGrant {
     pub state: State,
     pub revision: i64,
     pub subs: BTreeMap<u8, Sub>,
+    /// The timestamps its state changes set (S2.grant.timestamps: each
+    /// null until its event).
+    pub stamped: Vec<&'static str>,
 }
 
 /// What the Core must answer.
@@ -372,6 +375,7 @@ impl Model {
                         state: State::AwaitingAgent,
                         revision: 1,
                         subs: BTreeMap::new(),
+                        stamped: Vec::new(),
                     });
                     Answer::Accepted
                 }
@@ -486,7 +490,14 @@ impl Model {
             Some(Answer::Status(s)) => format!("status {s}"),
             _ => {
                 let m = &self.grants[g];
-                format!("{} at revision {}", m.state.name(), m.revision)
+                let mut stamped = m.stamped.clone();
+                stamped.sort_unstable();
+                // alice is the only human who approves in a sequence.
+                let approver = match stamped.contains(&"approved_at") {
+                    true => "alice",
+                    false => "nobody",
+                };
+                grant_words(m.state.name(), m.revision, &stamped, approver)
             }
         }
     }
@@ -515,10 +526,20 @@ fn with_key(op: Op, key: u8) -> Option<Op> {
     }
 }
 
-/// A state change: one more revision (S2.revision).
+/// The timestamp member a change to `to` sets.
+fn stamp(to: State) -> &'static str {
+    match to {
+        State::AwaitingHuman => "confirmed_at",
+        State::Active => "approved_at",
+        _ => "revoked_at",
+    }
+}
+
+/// A state change: one more revision (S2.revision), its timestamp set.
 fn transition(grant: &mut MGrant, to: State) -> Answer {
     grant.state = to;
     grant.revision += 1;
+    grant.stamped.push(stamp(to));
     match to {
         State::AwaitingHuman => Answer::Status(200),
         _ => Answer::Accepted,
@@ -552,7 +573,10 @@ mod tests {
             stale: false,
         };
         let (m, answers) = after(&[Op::Prepare, Op::Confirm(0), withdraw, withdraw]);
-        assert_eq!(m.grant_view(0), "revoked at revision 3");
+        assert_eq!(
+            m.grant_view(0),
+            "revoked at revision 3, stamped confirmed_at+revoked_at, approved by nobody"
+        );
         assert_eq!(answers[3], Answer::Status(409));
     }
 
@@ -612,4 +636,13 @@ mod tests {
         let aimed = m.aim(Op::MoveIssue { grant: 0, key: 0 });
         assert_eq!(aimed.op, Op::MoveIssue { grant: 0, key: 1 });
     }
+}
+
+/// A grant in the words both the model and the reader use: its state and
+/// revision, which timestamps are set, who approved.
+pub fn grant_words(state: &str, revision: i64, stamped: &[&str], approver: &str) -> String {
+    format!(
+        "{state} at revision {revision}, stamped {}, approved by {approver}",
+        stamped.join("+")
+    )
 }

@@ -5,7 +5,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::explore_model::{Aimed, Model, Op, State};
+use crate::explore_model::{Aimed, Model, Op, State, grant_words};
 use crate::explore_run::{Agent, Live, World, body, show, title};
 use crate::flows::LAB;
 
@@ -138,7 +138,19 @@ impl World {
 async fn grant_seen(native: &NativeClient, live: &Live) -> Step<String> {
     let answer = native.get_grant(&live.grant).await?;
     Ok(match answer.status {
-        200 => (answer.grant()).map(|g| format!("{} at revision {}", g.state, g.state_revision))?,
+        200 => {
+            let g = answer.grant()?;
+            let mut stamped: Vec<&str> = ["approved_at", "confirmed_at", "revoked_at"]
+                .into_iter()
+                .filter(|m| !g.raw[*m].is_null())
+                .collect();
+            stamped.sort_unstable();
+            let approver = g
+                .approved_by
+                .as_ref()
+                .map_or("nobody", |u| u.login.as_str());
+            grant_words(&g.state, g.state_revision, &stamped, approver)
+        }
         other => format!("status {other}"),
     })
 }

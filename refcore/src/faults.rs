@@ -386,10 +386,12 @@ mod catalogue {
         /// The `issue-edit` extension lets any writer edit another's Issue
         /// (found blind).
         IssueEditByWriter,
+        /// Withdrawing an approved grant clears who approved it and when.
+        WithdrawClearsApproval,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 124] = [
+    pub const ALL: [(Fault, &str); 125] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -607,6 +609,7 @@ mod catalogue {
         (Fault::ReceiptUrlByIssueId, "receipt-url-by-issue-id"),
         (Fault::CookieFirstPairOnly, "cookie-first-pair-only"),
         (Fault::IssueEditByWriter, "issue-edit-by-writer"),
+        (Fault::WithdrawClearsApproval, "withdraw-clears-approval"),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

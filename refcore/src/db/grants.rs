@@ -338,6 +338,9 @@ pub async fn transition(
     let stamp = match to {
         GrantState::AwaitingHuman => "confirmed_at = $5",
         GrantState::Active => "approved_at = $5, approved_by = $6",
+        GrantState::Revoked if fault!(WithdrawClearsApproval) => {
+            "revoked_at = $5, approved_at = NULL, approved_by = NULL"
+        }
         GrantState::Revoked => "revoked_at = $5",
         GrantState::AwaitingAgent => "updated_at = $5",
     };
