@@ -552,6 +552,15 @@ fn flip(flag: &mut bool) -> Answer {
     Answer::Accepted
 }
 
+/// A grant in the words both the model and the reader use: its state and
+/// revision, which timestamps are set, who approved.
+pub fn grant_words(state: &str, revision: i64, stamped: &[&str], approver: &str) -> String {
+    format!(
+        "{state} at revision {revision}, stamped {}, approved by {approver}",
+        stamped.join("+")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,13 +645,4 @@ mod tests {
         let aimed = m.aim(Op::MoveIssue { grant: 0, key: 0 });
         assert_eq!(aimed.op, Op::MoveIssue { grant: 0, key: 1 });
     }
-}
-
-/// A grant in the words both the model and the reader use: its state and
-/// revision, which timestamps are set, who approved.
-pub fn grant_words(state: &str, revision: i64, stamped: &[&str], approver: &str) -> String {
-    format!(
-        "{state} at revision {revision}, stamped {}, approved by {approver}",
-        stamped.join("+")
-    )
 }
