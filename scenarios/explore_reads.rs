@@ -11,7 +11,7 @@ use crate::flows::LAB;
 
 impl World {
     /// What `a` touched reads as `model` says: its grant as lab-bot reads
-    /// it, its key's receipt and Issue, and no Issue past the last one a
+    /// it and its state on alice's grant page, its key's receipt and Issue, and no Issue past the last one a
     /// receipt named (nothing written by a replay or a refusal).
     pub(crate) async fn touched(
         &self,
@@ -33,6 +33,15 @@ impl World {
         if seen != want {
             return Ok(Err(format!(
                 "grant {t} then reads {seen}, the model says {want}"
+            )));
+        }
+        // And alice's grant page says that state as text (S4.page.text).
+        let state = model.grants[t].state.name();
+        let page = self.alice.grant_page(&live[t].grant).await?;
+        if page.status != 200 || !page.shows(state) {
+            return Ok(Err(format!(
+                "grant {t}'s page then does not say {state} (status {})",
+                page.status
             )));
         }
         if let Some(key) = a.key()

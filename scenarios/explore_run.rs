@@ -28,7 +28,7 @@ pub struct Difference {
 /// the extensions, a counter that keeps each run's texts apart, and the
 /// highest Issue index of alice/lab any receipt named.
 pub struct World {
-    alice: Human,
+    pub(crate) alice: Human,
     extensions: Extensions,
     run: usize,
     pub(crate) top: i64,

@@ -388,10 +388,12 @@ mod catalogue {
         IssueEditByWriter,
         /// Withdrawing an approved grant clears who approved it and when.
         WithdrawClearsApproval,
+        /// The grant page says an active grant is `awaiting_human`.
+        PageShowsActiveAsAwaiting,
     }
 
     /// Every fault with its `CORE_FAULT` name.
-    pub const ALL: [(Fault, &str); 125] = [
+    pub const ALL: [(Fault, &str); 126] = [
         (Fault::PaginationOffByOne, "pagination-off-by-one"),
         (Fault::LinkMissing, "link-missing"),
         (Fault::LinkWrong, "link-wrong"),
@@ -610,6 +612,10 @@ mod catalogue {
         (Fault::CookieFirstPairOnly, "cookie-first-pair-only"),
         (Fault::IssueEditByWriter, "issue-edit-by-writer"),
         (Fault::WithdrawClearsApproval, "withdraw-clears-approval"),
+        (
+            Fault::PageShowsActiveAsAwaiting,
+            "page-shows-active-as-awaiting",
+        ),
     ];
 
     static ACTIVE: OnceLock<Fault> = OnceLock::new();

@@ -250,6 +250,8 @@ pub async fn grants_show_page(
         escape(&repo.full_name()),
         if fault!(StateWordInTitleOnly) {
             format!("<span title=\"{}\">&#9679;</span>", grant.state.as_str())
+        } else if fault!(PageShowsActiveAsAwaiting) && grant.state.as_str() == "active" {
+            "awaiting_human".to_owned()
         } else {
             grant.state.as_str().to_owned()
         },
