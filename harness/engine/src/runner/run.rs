@@ -347,6 +347,7 @@ impl Engine {
             invocation: self.invocation(&results),
             results,
             stopped,
+            baseline: None,
         };
         events(Event::RunFinished {
             counts: report.counts(),
