@@ -586,7 +586,8 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         // Chromium when installed; else those scenarios are N/A (PARTIAL).
         .real_browser_scenarios(grantgate_engine::browser::installed())
         .core_image(args.core_image)
-        .postgres_image(args.postgres_image);
+        .postgres_image(args.postgres_image)
+        .baseline(baseline);
     let config = args.bounds.apply(config).build();
     let report_root = config.report_dir.clone();
     // Signals are caught before anything starts: from here on, Ctrl-C or a
@@ -607,14 +608,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     }
     let color = args.color.enabled();
     let sink: EventSink = grantgate_engine::progress::sink(color);
-    let mut report = engine.run(trials, &sink, &cancel).await;
-    if let Some(b) = &baseline {
-        report.baseline = Some(grantgate_engine::baseline::judge(
-            &report,
-            b,
-            &grantgate_engine::baseline::today(),
-        ));
-    }
+    let report = engine.run(trials, &sink, &cancel).await;
     // Rendering is CPU-bound (a large report takes seconds): off the async
     // workers, so signals and teardown are still served meanwhile.
     let (report, written) = {
@@ -715,6 +709,9 @@ fn verify(args: VerifyArgs) -> ExitCode {
             );
             for subject in &v.subjects {
                 println!("subject: {subject}");
+            }
+            for waived in &v.waived {
+                println!("waived: {waived}");
             }
             match args.expect_result {
                 Some(want) if !want.eq_ignore_ascii_case(&v.result) => {

@@ -138,10 +138,14 @@ fn handle(event: Event, tty: bool, color: bool, bar: &mut Option<ProgressBar>) {
             if counts.not_run > 0 {
                 na.push_str(&format!(", {} not run", counts.not_run));
             }
+            let waived = match counts.waived {
+                0 => String::new(),
+                n => format!(" ({n} known, waived)"),
+            };
             println!(
-                "{} passed, {} failed, {} errored{na} in {:.1} s",
+                "{} passed, {} failed{waived}, {} errored{na} in {:.1} s",
                 counts.passed,
-                counts.failed,
+                counts.failed + counts.waived,
                 counts.errored,
                 duration.as_secs_f64()
             );

@@ -339,7 +339,7 @@ impl Engine {
                 }
             }
         }
-        let report = RunReport {
+        let mut report = RunReport {
             run_id: self.run_id.clone(),
             started_at,
             duration_ms: started.elapsed().as_millis() as u64,
@@ -349,6 +349,10 @@ impl Engine {
             stopped,
             baseline: None,
         };
+        if let Some(b) = &self.config.baseline {
+            let today = crate::baseline::today();
+            report.baseline = Some(crate::baseline::judge(&report, b, &today));
+        }
         events(Event::RunFinished {
             counts: report.counts(),
             duration: started.elapsed(),
