@@ -1,9 +1,11 @@
 //! `grantgate`: run the acceptance catalogue against a Core, or list it.
 //!
-//! Exit codes: 0 every trial passed; 1 a trial failed (the Core broke the
-//! contract) or the report leaked a secret; 2 configuration or environment
+//! Exit codes: 0 every trial passed (or what ran passed: PARTIAL; or every
+//! failure is a known one `--expected-failures` waives: WAIVED); 1 a trial
+//! failed (the Core broke the contract), a baseline entry is stale or
+//! expired, or the report leaked a secret; 2 configuration or environment
 //! error (with what to install or start), including trials that errored;
-//! 130 interrupted.
+//! 3 PARTIAL under `--require-full`; 130 interrupted.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
