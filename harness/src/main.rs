@@ -155,6 +155,9 @@ struct MergeArgs {
     /// Where the merged reports/<run-id>/ is written.
     #[arg(long, default_value = "reports")]
     report_dir: PathBuf,
+    /// Sign the merged run's verdict, as `run --attest` does.
+    #[command(flatten)]
+    attest: AttestArgs,
 }
 
 #[derive(clap::Args)]
@@ -748,6 +751,7 @@ fn end_orphans() {
 
 fn merge(args: MergeArgs) -> anyhow::Result<u8> {
     use grantgate_engine::report::merge;
+    let signer = args.attest.signer()?;
     let shards = args
         .shards
         .iter()
@@ -761,14 +765,20 @@ fn merge(args: MergeArgs) -> anyhow::Result<u8> {
         .context("writing the merged report")?;
     let c = report.counts();
     println!(
-        "merged {} shard(s): {} passed, {} failed, {} errored, {} not applicable",
+        "merged {} shard(s): {} passed, {} failed, {} waived, {} errored, {} not applicable",
         args.shards.len(),
         c.passed,
         c.failed,
+        c.waived,
         c.errored,
         c.not_applicable
     );
     println!("report: {}", dir.join("index.html").display());
+    if let Some(signer) = &signer {
+        let path = attest(&report, &dir, signer, &secrets)?;
+        println!("attestation: {}", path.display());
+    }
+    print!("{}", grantgate_engine::progress::summary(&report, false));
     Ok(exit_code(&report, false))
 }
 

@@ -97,8 +97,8 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// The evidence of `report`: the Core's digest as the run recorded it,
-    /// the adapter's and the harness's read now, the manifest in `dir`, the
+    /// The evidence of `report`: the Core's and the adapter's digests as
+    /// the run recorded them, the harness's read now, the manifest in `dir`, the
     /// URL from the CI's environment.
     pub fn of(report: &RunReport, dir: &Path) -> Evidence {
         let env = &report.environment;
@@ -121,12 +121,15 @@ impl Evidence {
             .map(|p| file_digest(&p))
             .unwrap_or_else(|e| format!("unknown ({e})"));
         let manifest = dir.join("manifest.json");
+        // The adapter's digest as the run recorded it (a merge may run
+        // where the shards' binaries are not); read now for older reports.
+        let adapter_digest = match report.invocation.adapter_digest.as_str() {
+            "" => file_digest(Path::new(&env.adapter_binary)),
+            recorded => recorded.to_owned(),
+        };
         Evidence {
             core: (core_name, report.invocation.core_digest.clone()),
-            adapter: (
-                file_name(&env.adapter_binary),
-                file_digest(Path::new(&env.adapter_binary)),
-            ),
+            adapter: (file_name(&env.adapter_binary), adapter_digest),
             harness_digest: harness,
             manifest_digest: manifest.exists().then(|| file_digest(&manifest)),
             url: ci_url(),

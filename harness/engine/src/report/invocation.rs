@@ -18,6 +18,11 @@ pub struct Invocation {
     pub core_digest: String,
     /// `--adapter-bin` as given; empty for the default.
     pub adapter_arg: String,
+    /// SHA-256 of the adapter binary the bots ran (`sha256:<hex>`), recorded
+    /// at the run so that a merge on another machine attests the same one;
+    /// empty in older reports.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub adapter_digest: String,
     /// `--core-env` pairs as given (`KEY=VALUE`).
     pub core_env: Vec<String>,
     /// `--adapter-env` pairs as given.

@@ -62,6 +62,17 @@ pub fn merge(run_id: &str, shards: Vec<RunReport>, catalogue: &[Scenario]) -> Re
         }
     }
     let baseline = same_baseline(&shards)?;
+    // One Core: shards that gated different ones (or with different
+    // adapters) are not one run, and a signed merge would name only one.
+    for shard in &shards[1..] {
+        let (a, b) = (&first.invocation, &shard.invocation);
+        if (&a.core_digest, &a.adapter_digest) != (&b.core_digest, &b.adapter_digest) {
+            return Err(HarnessError::Config(format!(
+                "the shards gated different Cores or adapters ({} and {}): merge the shards of one run",
+                a.core_digest, b.core_digest
+            )));
+        }
+    }
     let mut merged = RunReport {
         run_id: run_id.to_owned(),
         started_at,
@@ -69,6 +80,11 @@ pub fn merge(run_id: &str, shards: Vec<RunReport>, catalogue: &[Scenario]) -> Re
         environment,
         invocation: super::invocation::Invocation {
             selected_trials: results.len(),
+            // Each shard's own `shard=K/N` is no selection of the merged run.
+            selection: (first.invocation.selection.iter())
+                .filter(|s| !s.starts_with("shard="))
+                .cloned()
+                .collect(),
             ..first.invocation.clone()
         },
         results,
@@ -140,7 +156,10 @@ mod tests {
         let merged = merge("m", vec![b.clone(), a.clone()], &[]).unwrap();
         assert_eq!(merged.results.len(), a.results.len() + b.results.len());
         assert!(merged.results.iter().all(|r| r.backend != PARITY));
-        assert!(merge("m", vec![a.clone(), a], &[]).is_err());
+        assert!(merge("m", vec![a.clone(), a.clone()], &[]).is_err());
+        b.invocation.core_digest = "sha256:another-core".into();
+        let e = merge("m", vec![a, b], &[]).unwrap_err();
+        assert!(e.to_string().contains("different Cores"), "{e}");
     }
 
     #[test]

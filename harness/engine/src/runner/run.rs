@@ -221,6 +221,7 @@ impl Engine {
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
+            adapter_digest: file_digest(&self.binaries.adapter),
             core_env: pairs(&c.core_env),
             adapter_env: pairs(&c.adapter_env),
             postgres_url_given: c.postgres_url.is_some(),
