@@ -1,9 +1,11 @@
 //! `grantgate`: run the acceptance catalogue against a Core, or list it.
 //!
-//! Exit codes: 0 every trial passed; 1 a trial failed (the Core broke the
-//! contract) or the report leaked a secret; 2 configuration or environment
+//! Exit codes: 0 every trial passed (or what ran passed: PARTIAL; or every
+//! failure is a known one `--expected-failures` waives: WAIVED); 1 a trial
+//! failed (the Core broke the contract), a baseline entry is stale or
+//! expired, or the report leaked a secret; 2 configuration or environment
 //! error (with what to install or start), including trials that errored;
-//! 130 interrupted.
+//! 3 PARTIAL under `--require-full`; 130 interrupted.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,6 +57,18 @@ enum Command {
     /// Check a signed attestation (`run --attest`): its signature, its
     /// predicate and, if given, its subject; print its verdict.
     Verify(VerifyArgs),
+    /// Write a baseline of known failures (for `run --expected-failures`)
+    /// from a run's failed trials, each at the step it failed in.
+    Baseline(BaselineArgs),
+}
+
+#[derive(clap::Args)]
+struct BaselineArgs {
+    /// The run's report directory (`reports/<run-id>/`) or its report.json.
+    report: PathBuf,
+    /// Write the baseline here instead of stdout (refused if it exists).
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -141,6 +155,9 @@ struct MergeArgs {
     /// Where the merged reports/<run-id>/ is written.
     #[arg(long, default_value = "reports")]
     report_dir: PathBuf,
+    /// Sign the merged run's verdict, as `run --attest` does.
+    #[command(flatten)]
+    attest: AttestArgs,
 }
 
 #[derive(clap::Args)]
@@ -302,6 +319,13 @@ struct RunArgs {
     /// one fails its trial by name.
     #[arg(long, value_name = "BYTES", default_value_t = grantgate_engine::limits::DEFAULT_BODY_LIMIT)]
     max_body: usize,
+    /// Known failures (TOML, docs/harness.md "Known failures"): a listed
+    /// failure is waived (the verdict WAIVED, exit 0 when nothing else
+    /// broke); an unlisted one, an entry whose trial now passes, or one past
+    /// its `expires` date fails the run (exit 1). Errored trials are never
+    /// waived.
+    #[arg(long, value_name = "FILE", env = "GRANTGATE_EXPECTED_FAILURES")]
+    expected_failures: Option<PathBuf>,
     /// Refuse a PARTIAL verdict (trials not applicable or not run, a
     /// selection, one backend): exit 3 instead of 0, so a release pipeline
     /// ships only a Core the whole gate was run against.
@@ -337,6 +361,7 @@ fn main() -> ExitCode {
         Command::List(args) => return list(args),
         Command::Report(args) => return report_diff(args),
         Command::Verify(args) => return verify(args),
+        Command::Baseline(args) => return baseline(args),
         _ => match tokio::runtime::Runtime::new() {
             Ok(rt) => rt,
             Err(e) => {
@@ -346,7 +371,7 @@ fn main() -> ExitCode {
         },
     };
     let result = match cli.command {
-        Command::List(_) | Command::Report(_) | Command::Verify(_) => {
+        Command::List(_) | Command::Report(_) | Command::Verify(_) | Command::Baseline(_) => {
             unreachable!("answered above")
         }
         Command::Run(args) => rt.block_on(run(args)),
@@ -490,8 +515,62 @@ fn explore(args: ExploreArgs) -> anyhow::Result<RunArgs> {
     Ok(run)
 }
 
+/// The baseline of `--expected-failures`, read and checked against the
+/// catalogue before the run starts: a bad file is a configuration error,
+/// not a lost run.
+fn read_baseline(
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<Option<grantgate_engine::baseline::Baseline>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let baseline = grantgate_engine::baseline::Baseline::read(path)?;
+    let catalogue = catalogue();
+    let ids: Vec<&str> = catalogue.iter().map(|s| s.id).collect();
+    let backends: Vec<&str> = Backend::ALL
+        .iter()
+        .map(|b| b.name())
+        .chain([grantgate_engine::vocab::PARITY])
+        .collect();
+    baseline.check_names(&ids, &backends)?;
+    Ok(Some(baseline))
+}
+
+/// `grantgate baseline`: a baseline file from a run's failures.
+fn baseline(args: BaselineArgs) -> ExitCode {
+    let report = match grantgate_engine::report::merge::read(&args.report) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = grantgate_engine::baseline::from_failures(&report);
+    match &args.output {
+        None => print!("{text}"),
+        Some(path) => {
+            let written = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+            if let Err(e) = written {
+                eprintln!("error: writing {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+            eprintln!(
+                "wrote {} ({} failed trial(s); errored ones are never baselined): edit each reason",
+                path.display(),
+                report.counts().failed + report.counts().waived
+            );
+        }
+    }
+    ExitCode::SUCCESS
+}
+
 async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let signer = args.attest.signer()?;
+    let baseline = read_baseline(args.expected_failures.as_deref())?;
     grantgate_engine::limits::set_body_limit(args.max_body);
     let config = RunConfig::builder()
         .backends(args.selection.backends)
@@ -512,7 +591,8 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         // Chromium when installed; else those scenarios are N/A (PARTIAL).
         .real_browser_scenarios(grantgate_engine::browser::installed())
         .core_image(args.core_image)
-        .postgres_image(args.postgres_image);
+        .postgres_image(args.postgres_image)
+        .baseline(baseline);
     let config = args.bounds.apply(config).build();
     let report_root = config.report_dir.clone();
     // Signals are caught before anything starts: from here on, Ctrl-C or a
@@ -551,7 +631,6 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
     if let Some(kept) = kept {
         println!("{kept}");
     }
-    let counts = report.counts();
     print!("{}", grantgate_engine::progress::summary(&report, color));
     grantgate_engine::progress::github(&report);
     match written {
@@ -577,7 +656,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         }
         Err(e) => return Err(e).context("writing the report"),
     }
-    let code = exit_code(&counts, cancel.is_cancelled());
+    let code = exit_code(&report, cancel.is_cancelled());
     let code = require_full(code, &report.gate(), args.require_full);
     if code == PARTIAL_REFUSED {
         eprintln!("refused: {} (--require-full)", report.gate().banner());
@@ -636,6 +715,9 @@ fn verify(args: VerifyArgs) -> ExitCode {
             for subject in &v.subjects {
                 println!("subject: {subject}");
             }
+            for waived in &v.waived {
+                println!("waived: {waived}");
+            }
             match args.expect_result {
                 Some(want) if !want.eq_ignore_ascii_case(&v.result) => {
                     eprintln!("refused: the result is {}, not {want}", v.result);
@@ -669,6 +751,7 @@ fn end_orphans() {
 
 fn merge(args: MergeArgs) -> anyhow::Result<u8> {
     use grantgate_engine::report::merge;
+    let signer = args.attest.signer()?;
     let shards = args
         .shards
         .iter()
@@ -682,24 +765,33 @@ fn merge(args: MergeArgs) -> anyhow::Result<u8> {
         .context("writing the merged report")?;
     let c = report.counts();
     println!(
-        "merged {} shard(s): {} passed, {} failed, {} errored, {} not applicable",
+        "merged {} shard(s): {} passed, {} failed, {} waived, {} errored, {} not applicable",
         args.shards.len(),
         c.passed,
         c.failed,
+        c.waived,
         c.errored,
         c.not_applicable
     );
     println!("report: {}", dir.join("index.html").display());
-    Ok(exit_code(&c, false))
+    if let Some(signer) = &signer {
+        let path = attest(&report, &dir, signer, &secrets)?;
+        println!("attestation: {}", path.display());
+    }
+    print!("{}", grantgate_engine::progress::summary(&report, false));
+    Ok(exit_code(&report, false))
 }
 
-/// 130 interrupted, 1 a contract failure, 2 only harness or environment
-/// errors, 0 otherwise: PARTIAL too, since what ran passed (a machine
-/// without Chromium is no failure); `--require-full` refuses it (3).
-fn exit_code(c: &grantgate_engine::report::model::Counts, interrupted: bool) -> u8 {
+/// 130 interrupted, 1 a contract failure (one no baseline entry waives) or
+/// a stale or expired baseline entry, 2 only harness or environment errors,
+/// 0 otherwise: PARTIAL and WAIVED too, since what ran passed or failed as
+/// known (a machine without Chromium is no failure); `--require-full`
+/// refuses PARTIAL (3).
+fn exit_code(report: &grantgate_engine::report::model::RunReport, interrupted: bool) -> u8 {
+    let c = report.counts();
     if interrupted {
         130
-    } else if c.failed > 0 {
+    } else if c.failed > 0 || !report.baseline_problems().is_empty() {
         1
     } else if c.errored > 0 {
         2

@@ -157,6 +157,7 @@ fn main() {
         invocation: engine.invocation(&results),
         results,
         stopped: None,
+        baseline: None,
     };
     let root = std::env::var_os("GRANTGATE_REPORT_DIR")
         .map(PathBuf::from)

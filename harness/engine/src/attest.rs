@@ -97,8 +97,8 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// The evidence of `report`: the Core's digest as the run recorded it,
-    /// the adapter's and the harness's read now, the manifest in `dir`, the
+    /// The evidence of `report`: the Core's and the adapter's digests as
+    /// the run recorded them, the harness's read now, the manifest in `dir`, the
     /// URL from the CI's environment.
     pub fn of(report: &RunReport, dir: &Path) -> Evidence {
         let env = &report.environment;
@@ -121,12 +121,15 @@ impl Evidence {
             .map(|p| file_digest(&p))
             .unwrap_or_else(|e| format!("unknown ({e})"));
         let manifest = dir.join("manifest.json");
+        // The adapter's digest as the run recorded it (a merge may run
+        // where the shards' binaries are not); read now for older reports.
+        let adapter_digest = match report.invocation.adapter_digest.as_str() {
+            "" => file_digest(Path::new(&env.adapter_binary)),
+            recorded => recorded.to_owned(),
+        };
         Evidence {
             core: (core_name, report.invocation.core_digest.clone()),
-            adapter: (
-                file_name(&env.adapter_binary),
-                file_digest(Path::new(&env.adapter_binary)),
-            ),
+            adapter: (file_name(&env.adapter_binary), adapter_digest),
             harness_digest: harness,
             manifest_digest: manifest.exists().then(|| file_digest(&manifest)),
             url: ci_url(),
@@ -170,13 +173,14 @@ pub fn statement(report: &RunReport, evidence: &Evidence) -> Value {
     let result = match report.gate() {
         Gate::Passed => "PASSED",
         Gate::Failed => "FAILED",
-        Gate::Partial { .. } => "WARNED",
+        Gate::Partial { .. } | Gate::Waived { .. } => "WARNED",
     };
     let (mut passed, mut warned, mut failed) = (Vec::new(), Vec::new(), Vec::new());
     for r in &report.results {
         match r.verdict {
             Verdict::Passed => passed.push(&r.name),
             Verdict::NotApplicable { .. } | Verdict::NotRun { .. } => warned.push(&r.name),
+            Verdict::Failed { .. } if report.waiver(&r.name).is_some() => warned.push(&r.name),
             Verdict::Failed { .. } | Verdict::Errored { .. } => failed.push(&r.name),
         }
     }
@@ -199,6 +203,9 @@ pub fn statement(report: &RunReport, evidence: &Evidence) -> Value {
             "annotations": serde_json::to_value(&report.invocation).expect("the invocation serialises"),
         }),
     ];
+    if let Some(b) = &report.baseline {
+        configuration.push(baseline_descriptor(b));
+    }
     if let Some(manifest) = evidence.manifest_digest.as_deref().and_then(digest_set) {
         configuration.push(json!({"name": "manifest.json", "digest": manifest}));
     }
@@ -220,6 +227,39 @@ pub fn statement(report: &RunReport, evidence: &Evidence) -> Value {
     })
 }
 
+/// The baseline (`--expected-failures`) as a resource descriptor: its file
+/// and digest, each waived check with its reason and expiry, and each stale
+/// or expired entry, so a policy can refuse waivers or accept named ones.
+fn baseline_descriptor(b: &crate::baseline::Judged) -> Value {
+    let waived: Vec<Value> = (b.waived.iter())
+        .map(|w| {
+            json!({
+                "trial": w.trial,
+                "check": w.check,
+                "reason": w.reason,
+                "expires": b.entries[w.entry].expires,
+            })
+        })
+        .collect();
+    let problems = |list: &[crate::baseline::Problem]| -> Vec<Value> {
+        (list.iter())
+            .map(|p| json!({"entry": b.entries[p.entry].label(), "why": p.why}))
+            .collect()
+    };
+    json!({
+        "name": b.file,
+        "digest": digest_set(&b.digest),
+        "mediaType": "application/toml",
+        "annotations": {
+            "role": "expected-failures",
+            "judgedOn": b.today,
+            "waived": waived,
+            "stale": problems(&b.stale),
+            "expired": problems(&b.expired),
+        },
+    })
+}
+
 /// What a verified attestation says.
 #[derive(Debug)]
 pub struct Verified {
@@ -229,6 +269,8 @@ pub struct Verified {
     pub counts: (usize, usize, usize),
     /// The subjects, `name sha256:<hex>`.
     pub subjects: Vec<String>,
+    /// Each failure the run's baseline waived: `trial (step `s`): reason`.
+    pub waived: Vec<String>,
 }
 
 /// Reads the envelope at `path` and checks, in order: its signature by the
@@ -297,7 +339,24 @@ pub fn verify(
             )));
         }
     }
+    let waived = (predicate["configuration"].as_array().into_iter().flatten())
+        .filter(|c| c["annotations"]["role"] == "expected-failures")
+        .flat_map(|c| {
+            c["annotations"]["waived"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map(|w| {
+            let text = |k: &str| w[k].as_str().unwrap_or_default().to_owned();
+            match w["check"].as_str() {
+                Some(step) => format!("{} (step `{step}`): {}", text("trial"), text("reason")),
+                None => format!("{}: {}", text("trial"), text("reason")),
+            }
+        })
+        .collect();
     Ok(Verified {
+        waived,
         result,
         counts: (
             count("passedTests"),
@@ -421,6 +480,60 @@ mod tests {
         std::fs::write(&path, serde_json::to_vec(&envelope).unwrap()).unwrap();
         let e = verify(&path, &public, None).unwrap_err();
         assert!(e.to_string().contains("does not verify"), "{e}");
+    }
+
+    #[test]
+    fn waived_failures_make_the_result_warned_and_are_listed_with_their_reasons() {
+        use crate::baseline::{Baseline, Entry, judge};
+        let mut report = sample();
+        report.results.truncate(1);
+        let baseline = Baseline {
+            file: "known.toml".into(),
+            digest: format!("sha256:{}", "12".repeat(32)),
+            entries: vec![Entry {
+                trial: Some("sqlite::full_lifecycle".into()),
+                scenario: None,
+                check: Some("x".into()),
+                reason: "tracked in core#12".into(),
+                expires: Some("2030-01-01".into()),
+            }],
+        };
+        report.baseline = Some(judge(&report, &baseline, "2026-01-01"));
+        let s = statement(&report, &evidence());
+        let p = &s["predicate"];
+        assert_eq!(p["result"], "WARNED");
+        assert_eq!(p["warnedTests"], json!(["sqlite::full_lifecycle"]));
+        assert!(p["failedTests"].as_array().unwrap().is_empty());
+        let known = (p["configuration"].as_array().unwrap().iter())
+            .find(|c| c["name"] == "known.toml")
+            .unwrap();
+        assert_eq!(known["digest"]["sha256"], "12".repeat(32));
+        assert_eq!(
+            known["annotations"]["waived"],
+            json!([{"trial": "sqlite::full_lifecycle", "check": "x", "reason": "tracked in core#12", "expires": "2030-01-01"}])
+        );
+
+        let (private, public) = keys(3);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let envelope = Signer::from_pem(&private).unwrap().sign(&s).unwrap();
+        std::fs::write(&path, envelope).unwrap();
+        let v = verify(&path, &public, None).unwrap();
+        assert_eq!(v.result, "WARNED");
+        assert_eq!(
+            v.waived,
+            vec!["sqlite::full_lifecycle (step `x`): tracked in core#12"]
+        );
+
+        // A stale entry fails the gate, and the attestation says so.
+        report.results[0].verdict = Verdict::Passed;
+        report.baseline = Some(judge(&report, &baseline, "2026-01-01"));
+        let s = statement(&report, &evidence());
+        assert_eq!(s["predicate"]["result"], "FAILED");
+        let known = (s["predicate"]["configuration"].as_array().unwrap().iter())
+            .find(|c| c["name"] == "known.toml")
+            .unwrap();
+        assert_eq!(known["annotations"]["stale"].as_array().unwrap().len(), 1);
     }
 
     #[test]

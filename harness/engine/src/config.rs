@@ -67,6 +67,9 @@ pub struct RunConfig {
     /// Stop the run with "Core unusable" after this many trials in a row
     /// whose stack did not start (`--unusable-after`).
     pub unusable_after: usize,
+    /// Known failures (`--expected-failures`): the finished run is judged
+    /// against them before its report is handed out.
+    pub baseline: Option<crate::baseline::Baseline>,
 }
 
 /// The default `--trial-timeout`: far above any honest trial (the slowest
@@ -105,6 +108,7 @@ impl RunConfig {
                 trial_timeout: DEFAULT_TRIAL_TIMEOUT,
                 max_fail: None,
                 unusable_after: DEFAULT_UNUSABLE_AFTER,
+                baseline: None,
             },
         }
     }
@@ -273,6 +277,13 @@ impl RunConfigBuilder {
     }
 
     /// The finished configuration.
+    /// `--expected-failures`: the baseline the run is judged against.
+    pub fn baseline(mut self, baseline: Option<crate::baseline::Baseline>) -> Self {
+        self.config.baseline = baseline;
+        self
+    }
+
+    /// The configuration.
     pub fn build(self) -> RunConfig {
         self.config
     }

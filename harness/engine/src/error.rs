@@ -65,6 +65,14 @@ pub enum HarnessError {
         /// What is wrong with it.
         message: String,
     },
+    /// An expected-failures file (`--expected-failures`) is not valid.
+    #[error("expected failures {file}: {message}")]
+    Baseline {
+        /// The file.
+        file: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A file or directory operation failed.
     #[error("{path}: {source}")]
     Io {

@@ -17,6 +17,8 @@
 //! - [`vocab`] is the vocabulary everything speaks (verdicts, steps,
 //!   exchanges): a leaf, so the engine has no import cycle.
 //! - [`fixtures`] are the TOML worlds scenarios start from.
+//! - [`baseline`] judges a run's failures against a file of known ones
+//!   (`--expected-failures`): waived, regressions, stale or expired entries.
 //! - [`report`] renders the finished [`report::model::RunReport`] (JUnit,
 //!   JSON, HTML, manifest); [`secrets`] redacts every writer and scans the
 //!   result; [`progress`] prints events to the terminal.
@@ -32,6 +34,7 @@
 
 pub mod actors;
 pub mod attest;
+pub mod baseline;
 pub mod binaries;
 pub mod browser;
 pub mod child;

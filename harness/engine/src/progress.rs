@@ -138,10 +138,14 @@ fn handle(event: Event, tty: bool, color: bool, bar: &mut Option<ProgressBar>) {
             if counts.not_run > 0 {
                 na.push_str(&format!(", {} not run", counts.not_run));
             }
+            let waived = match counts.waived {
+                0 => String::new(),
+                n => format!(" ({n} known, waived)"),
+            };
             println!(
-                "{} passed, {} failed, {} errored{na} in {:.1} s",
+                "{} passed, {} failed{waived}, {} errored{na} in {:.1} s",
                 counts.passed,
-                counts.failed,
+                counts.failed + counts.waived,
                 counts.errored,
                 duration.as_secs_f64()
             );
@@ -157,7 +161,7 @@ pub fn summary(report: &RunReport, color: bool) -> String {
     let not_passed: Vec<_> = report
         .results
         .iter()
-        .filter(|r| r.verdict != Verdict::Passed)
+        .filter(|r| r.verdict != Verdict::Passed && report.waiver(&r.name).is_none())
         .collect();
     if !not_passed.is_empty() {
         out.push_str(&format!("\n{} trial(s) did not pass:\n", not_passed.len()));
@@ -173,6 +177,7 @@ pub fn summary(report: &RunReport, color: bool) -> String {
             ));
         }
     }
+    out.push_str(&known_failures(report, color));
     if let Some(why) = &report.stopped {
         out.push_str(&format!("\n{why}\n"));
     }
@@ -180,10 +185,52 @@ pub fn summary(report: &RunReport, color: bool) -> String {
     let code = match gate {
         Gate::Passed => 32,
         Gate::Failed => 31,
-        Gate::Partial { .. } => 33,
+        Gate::Partial { .. } | Gate::Waived { .. } => 33,
     };
     out.push_str(&paint(&gate.banner(), code, color));
     out.push('\n');
+    out
+}
+
+/// The baseline's part of the summary (`--expected-failures`), apart from
+/// the trials that did not pass: each waived failure with its step and
+/// reason, then each stale or expired entry (they fail the gate).
+fn known_failures(report: &RunReport, color: bool) -> String {
+    let Some(b) = &report.baseline else {
+        return String::new();
+    };
+    let mut out = String::new();
+    if !b.waived.is_empty() {
+        out.push_str(&format!(
+            "\n{} known failure(s) waived by {}:\n",
+            b.waived.len(),
+            b.file
+        ));
+        for w in &b.waived {
+            let step = w
+                .check
+                .as_deref()
+                .map(|s| format!(" (step `{s}`)"))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "  {} {}{step}\n      reason: {}\n",
+                paint("WAIVED ", 33, color),
+                w.trial,
+                w.reason
+            ));
+        }
+    }
+    let problems = report.baseline_problems();
+    if !problems.is_empty() {
+        out.push_str(&format!(
+            "\n{} entry(ies) of {} fail the gate:\n",
+            problems.len(),
+            b.file
+        ));
+        for why in problems {
+            out.push_str(&format!("  {} {why}\n", paint("BASELINE", 31, color)));
+        }
+    }
     out
 }
 
@@ -202,6 +249,9 @@ pub fn github(report: &RunReport) {
     let mut table = String::new();
     for r in &report.results {
         if let Verdict::Failed { message } | Verdict::Errored { message } = &r.verdict {
+            if report.waiver(&r.name).is_some() {
+                continue;
+            }
             println!(
                 "::error title=grantgate {}::{}%0Areproduce: {}",
                 escape(&r.name),
@@ -218,11 +268,15 @@ pub fn github(report: &RunReport) {
     }
     if let Ok(path) = std::env::var("GITHUB_STEP_SUMMARY") {
         let c = report.counts();
+        for why in report.baseline_problems() {
+            println!("::error title=grantgate baseline::{}", escape(why));
+        }
         let mut md = format!(
-            "## grantgate: {}\n\n{} passed, {} failed, {} errored, {} not applicable, {} not run\n\n",
+            "## grantgate: {}\n\n{} passed, {} failed, {} waived, {} errored, {} not applicable, {} not run\n\n",
             report.gate().banner(),
             c.passed,
             c.failed,
+            c.waived,
             c.errored,
             c.not_applicable,
             c.not_run

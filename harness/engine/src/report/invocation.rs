@@ -18,6 +18,11 @@ pub struct Invocation {
     pub core_digest: String,
     /// `--adapter-bin` as given; empty for the default.
     pub adapter_arg: String,
+    /// SHA-256 of the adapter binary the bots ran (`sha256:<hex>`), recorded
+    /// at the run so that a merge on another machine attests the same one;
+    /// empty in older reports.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub adapter_digest: String,
     /// `--core-env` pairs as given (`KEY=VALUE`).
     pub core_env: Vec<String>,
     /// `--adapter-env` pairs as given.
@@ -40,8 +45,15 @@ pub struct Invocation {
 pub enum Gate {
     /// Every trial of the whole catalogue ran and passed.
     Passed,
-    /// A trial failed or errored.
+    /// A trial failed or errored, or an entry of the baseline
+    /// (`--expected-failures`) is stale or expired.
     Failed,
+    /// The whole catalogue ran and every failure is a known one the
+    /// baseline waives (named in the report, the attestation `WARNED`).
+    Waived {
+        /// How many, and the baseline's file, in words.
+        why: String,
+    },
     /// What ran passed, but not the whole catalogue ran (a selection, one
     /// backend, a shard) or some trials were not applicable.
     Partial {
@@ -57,6 +69,7 @@ impl Gate {
             Gate::Passed => "GATE PASSED".into(),
             Gate::Failed => "GATE FAILED".into(),
             Gate::Partial { why } => format!("PARTIAL: {why}"),
+            Gate::Waived { why } => format!("WAIVED: {why}"),
         }
     }
 }
@@ -66,9 +79,12 @@ impl RunReport {
     pub fn gate(&self) -> Gate {
         let c: Counts = self.counts();
         let inv = &self.invocation;
-        if c.failed > 0 || c.errored > 0 {
+        if c.failed > 0 || c.errored > 0 || !self.baseline_problems().is_empty() {
             return Gate::Failed;
         }
+        let waived = (self.baseline.as_ref())
+            .filter(|_| c.waived > 0)
+            .map(|b| format!("{} known failure(s) waived by {}", c.waived, b.file));
         let mut why = Vec::new();
         if inv.catalogue_trials > 0 && self.results.len() < inv.catalogue_trials {
             let mut what = inv.selection.clone();
@@ -99,12 +115,12 @@ impl RunReport {
         if self.results.is_empty() {
             why.push("no trial ran".into());
         }
-        if why.is_empty() {
-            Gate::Passed
-        } else {
-            Gate::Partial {
-                why: why.join("; "),
-            }
+        match (why.is_empty(), waived) {
+            (true, None) => Gate::Passed,
+            (true, Some(why)) => Gate::Waived { why },
+            (false, waived) => Gate::Partial {
+                why: why.into_iter().chain(waived).collect::<Vec<_>>().join("; "),
+            },
         }
     }
 

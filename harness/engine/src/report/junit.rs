@@ -1,6 +1,10 @@
 //! `junit.xml`: one test suite per backend, one test case per scenario.
 //! A failed scenario is a `failure`, an errored one an `error`: CI systems
 //! show the difference between "the Core broke" and "the harness broke".
+//! A failure the baseline waives is `skipped` of type `known failure` (as
+//! pytest writes an expected failure), its reason the message and the
+//! failure the text; each stale or expired baseline entry is a `failure`
+//! in a suite of its own, `baseline`.
 
 use std::time::Duration;
 
@@ -42,6 +46,17 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
         for r in report.results.iter().filter(|r| r.backend == backend) {
             let status = match &r.verdict {
                 Verdict::Passed => TestCaseStatus::success(),
+                Verdict::Failed { message } if report.waiver(&r.name).is_some() => {
+                    let reason = report.waiver(&r.name).map(|w| w.reason.as_str());
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(secrets.redact(&format!(
+                        "known failure, waived: {}",
+                        reason.unwrap_or_default()
+                    )));
+                    s.set_type("known failure");
+                    s.set_description(secrets.redact(&failure_text(report, r, message)));
+                    s
+                }
                 Verdict::Failed { message } => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     s.set_message(secrets.redact(message));
@@ -87,6 +102,21 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
             suite.add_test_case(case);
         }
         junit.add_test_suite(suite);
+    }
+    if let Some(b) = &report.baseline {
+        let mut suite = TestSuite::new("baseline");
+        suite.add_property(("file", b.file.as_str()));
+        for p in b.problems() {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(secrets.redact(&p.why));
+            s.set_type("baseline entry");
+            let mut case = TestCase::new(b.entries[p.entry].label(), s);
+            case.set_classname("grantgate.baseline");
+            suite.add_test_case(case);
+        }
+        if b.problems().next().is_some() {
+            junit.add_test_suite(suite);
+        }
     }
     let xml = junit.to_string().expect("junit serialises");
     secrets.redact(&xml)
@@ -135,5 +165,41 @@ mod tests {
             "{xml}"
         );
         assert!(xml.contains("tests=\"3\""), "{xml}");
+    }
+
+    #[test]
+    fn a_waived_failure_is_a_known_failure_and_a_stale_entry_a_failure_of_its_own() {
+        use crate::baseline::{Baseline, Entry, judge};
+        let entry = |trial: &str| Entry {
+            trial: Some(trial.into()),
+            scenario: None,
+            check: None,
+            reason: format!("known {trial}"),
+            expires: None,
+        };
+        let mut report = sample();
+        report.results[2].verdict = Verdict::Passed;
+        let baseline = Baseline {
+            file: "known.toml".into(),
+            digest: String::new(),
+            entries: vec![
+                entry("sqlite::full_lifecycle"),
+                entry("parity::full_lifecycle"),
+            ],
+        };
+        report.baseline = Some(judge(&report, &baseline, "2026-01-01"));
+        let xml = render(&report, &SecretRegistry::new());
+        assert!(
+            xml.contains(
+                "<skipped message=\"known failure, waived: known sqlite::full_lifecycle\" type=\"known failure\">"
+            ),
+            "{xml}"
+        );
+        assert!(xml.contains("<testsuite name=\"baseline\""), "{xml}");
+        assert!(
+            xml.contains("<testcase name=\"trial parity::full_lifecycle\""),
+            "{xml}"
+        );
+        assert!(xml.contains("type=\"baseline entry\""), "{xml}");
     }
 }

@@ -32,15 +32,22 @@ pub struct RunReport {
     /// `results`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// The run's failures judged against `--expected-failures`: which are
+    /// waived, which entries are stale or expired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<crate::baseline::Judged>,
 }
 
 impl RunReport {
-    /// Counts of passed, failed, errored, not-applicable and not-run results.
+    /// Counts of passed, failed, waived, errored, not-applicable and
+    /// not-run results: a failure the baseline waives counts as waived, not
+    /// failed.
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
         for r in &self.results {
             match r.verdict {
                 Verdict::Passed => c.passed += 1,
+                Verdict::Failed { .. } if self.waiver(&r.name).is_some() => c.waived += 1,
                 Verdict::Failed { .. } => c.failed += 1,
                 Verdict::Errored { .. } => c.errored += 1,
                 Verdict::NotApplicable { .. } => c.not_applicable += 1,
@@ -49,6 +56,20 @@ impl RunReport {
         }
         c
     }
+
+    /// The waiver of a failed trial, when the baseline waives its failure.
+    pub fn waiver(&self, trial: &str) -> Option<&crate::baseline::Waiver> {
+        self.baseline.as_ref()?.waiver(trial)
+    }
+
+    /// The baseline's stale and expired entries, in words: each fails the
+    /// gate.
+    pub fn baseline_problems(&self) -> Vec<&str> {
+        (self.baseline.iter())
+            .flat_map(|b| b.problems())
+            .map(|p| p.why.as_str())
+            .collect()
+    }
 }
 
 /// Tally of verdicts.
@@ -56,8 +77,12 @@ impl RunReport {
 pub struct Counts {
     /// Scenarios whose every assertion held.
     pub passed: usize,
-    /// Scenarios where the Core (or adapter) broke the contract.
+    /// Scenarios where the Core (or adapter) broke the contract, and no
+    /// baseline entry waives it.
     pub failed: usize,
+    /// Failures a baseline entry (`--expected-failures`) waives.
+    #[serde(default)]
+    pub waived: usize,
     /// Scenarios the harness or environment could not run.
     pub errored: usize,
     /// Scenarios that need an extension the Core does not declare.
@@ -148,6 +173,29 @@ pub struct ScenarioResult {
     /// reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
+}
+
+impl ScenarioResult {
+    /// The index of the step a failed or errored trial broke in: the first
+    /// with a failed assertion, else the last (the step current when it
+    /// ended). `None` for any other verdict.
+    pub fn failing_step_index(&self) -> Option<usize> {
+        if !matches!(
+            self.verdict,
+            Verdict::Failed { .. } | Verdict::Errored { .. }
+        ) {
+            return None;
+        }
+        (self.steps.iter())
+            .position(|s| s.assertions.iter().any(|a| !a.passed))
+            .or(self.steps.len().checked_sub(1))
+    }
+
+    /// The step a failed or errored trial broke in (the check a baseline
+    /// entry names).
+    pub fn failing_step(&self) -> Option<&StepRecord> {
+        self.failing_step_index().map(|i| &self.steps[i])
+    }
 }
 
 /// Where one trial's time went, in milliseconds, phase by phase.
@@ -256,6 +304,7 @@ pub(crate) mod tests {
                 backends: vec![],
             },
             stopped: None,
+            baseline: None,
             results: vec![
                 result(
                     "sqlite",

@@ -221,6 +221,7 @@ impl Engine {
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
+            adapter_digest: file_digest(&self.binaries.adapter),
             core_env: pairs(&c.core_env),
             adapter_env: pairs(&c.adapter_env),
             postgres_url_given: c.postgres_url.is_some(),
@@ -339,7 +340,7 @@ impl Engine {
                 }
             }
         }
-        let report = RunReport {
+        let mut report = RunReport {
             run_id: self.run_id.clone(),
             started_at,
             duration_ms: started.elapsed().as_millis() as u64,
@@ -347,7 +348,12 @@ impl Engine {
             invocation: self.invocation(&results),
             results,
             stopped,
+            baseline: None,
         };
+        if let Some(b) = &self.config.baseline {
+            let today = crate::baseline::today();
+            report.baseline = Some(crate::baseline::judge(&report, b, &today));
+        }
         events(Event::RunFinished {
             counts: report.counts(),
             duration: started.elapsed(),

@@ -2,7 +2,8 @@
 //! on. No scripts, no external resources. In reading order:
 //!
 //! 1. the gate's verdict as a banner, then every failure with its diff and
-//!    a link to its trial;
+//!    a link to its trial, then the known failures a baseline waived and
+//!    its stale or expired entries (`--expected-failures`), apart;
 //! 2. contents by family, the run's timeline (`timeline.rs`) and time per
 //!    family, the environment and the scenario × backend matrix;
 //! 3. the setup steps every trial shares, shown once (`shared.rs`);
@@ -53,13 +54,17 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
     let _ = write!(
         h,
         "<div class=\"banner {class}\" id=\"verdict\">{}<small>{}</small></div>\
-         <p>Started {start}, took {dur:.1} s. <strong>{p} passed, {f} failed, {e} errored, {n} not applicable{r}.</strong></p>",
+         <p>Started {start}, took {dur:.1} s. <strong>{p} passed, {f} failed{w}, {e} errored, {n} not applicable{r}.</strong></p>",
         esc(&headline),
         esc(&detail),
         start = esc(&report.started_at),
         dur = report.duration_ms as f64 / 1000.0,
         p = c.passed,
         f = c.failed,
+        w = match c.waived {
+            0 => String::new(),
+            n => format!(", {n} known failure(s) waived"),
+        },
         e = c.errored,
         n = c.not_applicable,
         r = match c.not_run {
@@ -68,6 +73,7 @@ pub fn render(report: &RunReport, secrets: &SecretRegistry) -> String {
         },
     );
     failures(&mut h, report);
+    known_failures(&mut h, report);
     let families = families(report);
     contents(&mut h, report, &families);
     timeline::timeline(&mut h, report);
@@ -122,6 +128,13 @@ fn gate_verdict(report: &RunReport) -> (&'static str, String, String) {
             "partial",
             format!("{} of {total} trials passed; not the whole gate", c.passed),
         ),
+        Gate::Waived { .. } => (
+            "partial",
+            format!(
+                "{} of {total} trials passed; every failure is a known one (below)",
+                c.passed
+            ),
+        ),
     };
     (class, gate.banner(), detail)
 }
@@ -133,6 +146,7 @@ fn failures(h: &mut String, report: &RunReport) {
         .results
         .iter()
         .filter(|r| matches!(r.verdict, Verdict::Failed { .. } | Verdict::Errored { .. }))
+        .filter(|r| report.waiver(&r.name).is_none())
         .collect();
     if broken.is_empty() {
         return;
@@ -171,6 +185,60 @@ fn failures(h: &mut String, report: &RunReport) {
             "<p>reproduce: <code>{}</code></p></div>",
             esc(&report.reproduce(r))
         );
+    }
+    h.push_str("</section>");
+}
+
+/// The baseline's part (`--expected-failures`), apart from the failures:
+/// each stale or expired entry (they fail the gate), then each waived
+/// failure with its step, its reason and a link to its trial.
+fn known_failures(h: &mut String, report: &RunReport) {
+    let Some(b) = &report.baseline else {
+        return;
+    };
+    let problems = report.baseline_problems();
+    if !problems.is_empty() {
+        let _ = write!(
+            h,
+            "<section id=\"baseline-problems\"><h2>Baseline entries that fail the gate ({})</h2><ul>",
+            problems.len()
+        );
+        for why in problems {
+            let _ = write!(h, "<li class=\"failed\">{}</li>", esc(why));
+        }
+        h.push_str("</ul></section>");
+    }
+    let _ = write!(
+        h,
+        "<section id=\"waived\"><h2>Known failures, waived ({})</h2>\
+         <p>By {file} ({digest}, {n} entries, judged on {today}). A waived failure is still a failure of the contract.</p>",
+        b.waived.len(),
+        file = esc(&b.file),
+        digest = esc(&b.digest),
+        n = b.entries.len(),
+        today = esc(&b.today),
+    );
+    if !b.waived.is_empty() {
+        h.push_str(
+            "<table><tr><th>trial</th><th>step</th><th>reason</th><th>expires</th><th>failure</th></tr>",
+        );
+        for w in &b.waived {
+            let message = (report.results.iter())
+                .find(|r| r.name == w.trial)
+                .and_then(|r| r.verdict.message())
+                .unwrap_or_default();
+            let _ = write!(
+                h,
+                "<tr><td><a href=\"#{a}\">{t}</a></td><td>{step}</td><td>{reason}</td><td>{exp}</td><td><pre>{msg}</pre></td></tr>",
+                a = anchor(&w.trial),
+                t = esc(&w.trial),
+                step = esc(w.check.as_deref().unwrap_or("")),
+                reason = esc(&w.reason),
+                exp = esc(b.entries[w.entry].expires.as_deref().unwrap_or("never")),
+                msg = esc(message),
+            );
+        }
+        h.push_str("</table>");
     }
     h.push_str("</section>");
 }

@@ -138,13 +138,7 @@ fn steps(h: &mut String, r: &ScenarioResult, shared: &SharedSteps, budget: Budge
 /// The step a trial that did not pass broke in: the first with a failed
 /// assertion, else the last (where the journal stood when it stopped).
 pub(super) fn failing_step(r: &ScenarioResult) -> Option<usize> {
-    if !matches!(r.verdict, Verdict::Failed { .. } | Verdict::Errored { .. }) {
-        return None;
-    }
-    r.steps
-        .iter()
-        .position(|s| s.assertions.iter().any(|a| !a.passed))
-        .or(r.steps.len().checked_sub(1))
+    r.failing_step_index()
 }
 
 /// The assertion table; each failed assertion gets a diff row under it. A
