@@ -109,7 +109,8 @@ async fn expect_refused_locally(
 /// Every unknown input spec §6 names — an approval, an issuer or agent id,
 /// scopes, sponsorship, a `state_revision`, a `repository_grant`, a
 /// `requestId`, a grant marker — is refused as `invalid_input` naming it,
-/// added to an otherwise valid call of every tool, and so is every other
+/// added to an otherwise valid call of every tool (with a value, `null` or
+/// `false`), and so is every other
 /// grant tool's input added to a grant tool's call, with not one request
 /// reaching the Core and nothing written.
 #[scenario(AdapterInputs, parity, clauses = ["S6.inputs.unknown", "S2.revision.not-in-api"])]
@@ -164,11 +165,14 @@ async fn unknown_inputs_refused(ctx: &mut Ctx) -> Outcome {
         let others = theirs
             .iter()
             .filter(|(n, _)| own.is_some_and(|(_, own)| !own.contains(&n.as_str())));
-        for (name, value) in unknown
+        // Each named unknown also as `null` and `false`: present is present,
+        // whatever its value (a JSON Schema's additionalProperties).
+        let blank: Vec<(&str, Value)> = unknown
             .iter()
-            .map(|(n, v)| (*n, v))
-            .chain(others.map(|(n, v)| (n.as_str(), v)))
-        {
+            .flat_map(|(n, _)| [(*n, Value::Null), (*n, json!(false))])
+            .collect();
+        let named = unknown.iter().chain(&blank).map(|(n, v)| (*n, v));
+        for (name, value) in named.chain(others.map(|(n, v)| (n.as_str(), v))) {
             let what = format!("{tool} with `{name}`");
             let call = set(args, name, value.clone());
             seen.push(expect_refused_locally(ctx, &bot, &what, tool, call, name).await?);

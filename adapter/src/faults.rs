@@ -190,10 +190,12 @@ mod catalogue {
         /// `get_agent_work_grant` checks the answer's grant id only, not its
         /// repository (found blind).
         AdapterGetGrantRepoUnchecked,
+        /// An unknown input whose value is `null` is ignored (found blind).
+        AdapterUnknownNullIgnored,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 45] = [
+    pub const ALL: [(Fault, &str); 46] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -307,6 +309,10 @@ mod catalogue {
         (
             Fault::AdapterGetGrantRepoUnchecked,
             "adapter-get-grant-repo-unchecked",
+        ),
+        (
+            Fault::AdapterUnknownNullIgnored,
+            "adapter-unknown-null-ignored",
         ),
     ];
 

@@ -46,8 +46,10 @@ impl<'a> Args<'a> {
     pub fn new(map: Option<&'a JsonObject>, allowed: &[&str]) -> Result<Self, ToolError> {
         if let Some(map) = map.filter(|_| !fault!(AdapterDropsUnknownInput)) {
             let mut unknown: Vec<&String> = map
-                .keys()
-                .filter(|k| !allowed.contains(&k.as_str()))
+                .iter()
+                .filter(|(k, _)| !allowed.contains(&k.as_str()))
+                .filter(|(_, v)| !(fault!(AdapterUnknownNullIgnored) && v.is_null()))
+                .map(|(k, _)| k)
                 .collect();
             unknown.sort();
             if let Some(name) = unknown.first() {
