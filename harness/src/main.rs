@@ -158,6 +158,11 @@ struct SelftestArgs {
     /// Only these faults (repeatable; default: every fault the binaries list).
     #[arg(long = "fault", value_name = "NAME")]
     faults: Vec<String>,
+    /// Only these honest variants (repeatable; default: every variant the
+    /// Core lists). Without --fault, no fault runs: the clean pass and these
+    /// variants only.
+    #[arg(long = "variant", value_name = "NAME")]
+    variants: Vec<String>,
     /// refcore built with the `faults` feature (default: built by cargo into
     /// target/faults when under cargo).
     #[arg(long)]
@@ -821,6 +826,21 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
             );
         }
         faults.retain(|f| args.faults.contains(&f.name));
+    } else if !args.variants.is_empty() {
+        faults.clear();
+    }
+    let mut variants = grantgate_engine::selftest::variants::list(&bins.core)?;
+    if !args.variants.is_empty() {
+        if let Some(unknown) =
+            (args.variants.iter()).find(|n| !variants.iter().any(|v| &v.name == *n))
+        {
+            let valid: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
+            anyhow::bail!(
+                "--variant {unknown}: no such honest variant; valid: {}",
+                valid.join(", ")
+            );
+        }
+        variants.retain(|v| args.variants.contains(&v.name));
     }
     if config.filter.is_some()
         && grantgate_engine::runner::catalogue::trials(
@@ -835,16 +855,14 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
     let report_root = config.report_dir.clone();
     let cancel = grantgate_engine::runner::signals::cancel_on_signals();
     let sink: EventSink = grantgate_engine::progress::sink(false);
-    let outcome = grantgate_engine::selftest::run::run(
-        config,
-        &catalogue(),
-        &bins,
-        &faults,
-        args.full,
-        &sink,
-        &cancel,
-    )
-    .await?;
+    let plan = grantgate_engine::selftest::run::Plan {
+        faults,
+        variants,
+        full: args.full,
+    };
+    let outcome =
+        grantgate_engine::selftest::run::run(config, &catalogue(), &bins, &plan, &sink, &cancel)
+            .await?;
     end_orphans();
     let Some(outcome) = outcome else {
         return Ok(130);
@@ -869,10 +887,27 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
             );
         }
     }
+    for v in &m.variants {
+        let verdict = if v.passed() { "passed " } else { "REFUSED" };
+        println!(
+            "{verdict}  honest variant {:<26} {} trials, judged with: {}",
+            v.name,
+            v.trials_run,
+            v.pass.join(",")
+        );
+    }
     println!(
-        "selftest: {} of {} faults killed; clean pass {}; {} s in all",
+        "selftest: {} of {} faults killed; honest variants passed {} of {} in {} Core passes{}; \
+         clean pass {}; {} s in all",
         m.faults.len() - m.survivors().len(),
         m.faults.len(),
+        m.variants.len() - m.refused_variants().len(),
+        m.variants.len(),
+        m.variant_passes(),
+        match m.compositions.len() {
+            0 => String::new(),
+            n => format!(" ({n} refused together)"),
+        },
         if m.clean_is_green() {
             "green"
         } else {
@@ -894,6 +929,7 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
 
     #[test]
     fn require_full_refuses_partial_only() {
