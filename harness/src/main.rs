@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use grantgate_engine::actors::http::EXCHANGE_TIMEOUT;
 use grantgate_engine::config::{
     DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, DEFAULT_TRIAL_TIMEOUT, DEFAULT_UNUSABLE_AFTER,
     RunConfig, RunConfigBuilder, default_jobs, parse_env_pair,
@@ -19,7 +20,7 @@ use grantgate_engine::report::invocation::Gate;
 use grantgate_engine::runner::Engine;
 use grantgate_engine::runner::catalogue::trials;
 use grantgate_engine::runner::events::EventSink;
-use grantgate_engine::stack::{Backend, RuntimeKind};
+use grantgate_engine::stack::{Backend, LAUNCH_STEP_TIMEOUT, RuntimeKind};
 
 #[derive(Parser)]
 #[command(
@@ -209,10 +210,27 @@ struct Bounds {
     /// did not start or become healthy.
     #[arg(long, value_name = "K", default_value_t = DEFAULT_UNUSABLE_AFTER)]
     unusable_after: usize,
+    /// Fail an exchange with the Core that has not ended after SECS seconds
+    /// (for the harness's own tests of silent Cores; keep the default).
+    #[arg(long, value_name = "SECS", default_value_t = EXCHANGE_TIMEOUT.as_secs())]
+    exchange_timeout: u64,
+    /// Give a Core process SECS seconds to print its listening line, and
+    /// again to become healthy (for the harness's own tests of Cores that
+    /// never start; keep the default).
+    #[arg(long, value_name = "SECS", default_value_t = LAUNCH_STEP_TIMEOUT.as_secs())]
+    launch_step_timeout: u64,
 }
 
 impl Bounds {
+    /// The run's bounds on `builder`; the two per-exchange and per-launch
+    /// limits are process-wide (read deep in the actors and stacks), so they
+    /// are set here, once at start, as `--max-body` is.
     fn apply(&self, builder: RunConfigBuilder) -> RunConfigBuilder {
+        use std::time::Duration;
+        grantgate_engine::limits::set_exchange_timeout(Duration::from_secs(self.exchange_timeout));
+        grantgate_engine::limits::set_launch_step_timeout(Duration::from_secs(
+            self.launch_step_timeout,
+        ));
         builder
             .trial_timeout(std::time::Duration::from_secs(self.trial_timeout))
             .max_fail(self.max_fail)
@@ -930,6 +948,32 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
 mod tests {
     use super::*;
 
+    /// The limits only the harness's own tests shorten keep their production
+    /// defaults when not given: 30 s an exchange, 20 s a launch step.
+    #[test]
+    fn exchange_and_launch_limits_default_to_production() {
+        let Command::Run(run) = Cli::parse_from(["grantgate", "run"]).command else {
+            unreachable!()
+        };
+        assert_eq!(run.bounds.exchange_timeout, 30);
+        assert_eq!(run.bounds.launch_step_timeout, 20);
+        let Command::Run(run) = Cli::parse_from([
+            "grantgate",
+            "run",
+            "--exchange-timeout",
+            "3",
+            "--launch-step-timeout",
+            "2",
+        ])
+        .command
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            (run.bounds.exchange_timeout, run.bounds.launch_step_timeout),
+            (3, 2)
+        );
+    }
 
     #[test]
     fn require_full_refuses_partial_only() {
