@@ -659,7 +659,9 @@ async fn grant_text_grammar(ctx: &mut Ctx) -> Outcome {
         ("1- to 4-byte and combining", "Aé€🚀 e\u{301} 👩\u{200d}👩"),
         ("controls but NUL", "a\u{1}\u{1b}\u{7f}\u{85}\u{feff}b"),
         ("a form's own characters", FORM_TEXT),
-        ("a leading newline", "\nafter a newline"),
+        // A form sends every newline as CRLF (HTML standard, "convert to a
+        // list of name-value pairs"): Chromium turns a typed LF into CRLF.
+        ("a leading newline", "\r\nafter a newline"),
     ] {
         let summary = format!("summary: {text}");
         let (grant, landed) = alice.prepare_grant(LAB, LAB_BOT, text, &summary).await?;

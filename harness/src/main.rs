@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use grantgate_engine::actors::http::EXCHANGE_TIMEOUT;
 use grantgate_engine::config::{
     DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, DEFAULT_TRIAL_TIMEOUT, DEFAULT_UNUSABLE_AFTER,
     RunConfig, RunConfigBuilder, default_jobs, parse_env_pair,
@@ -21,7 +22,7 @@ use grantgate_engine::report::invocation::Gate;
 use grantgate_engine::runner::Engine;
 use grantgate_engine::runner::catalogue::trials;
 use grantgate_engine::runner::events::EventSink;
-use grantgate_engine::stack::{Backend, RuntimeKind};
+use grantgate_engine::stack::{Backend, LAUNCH_STEP_TIMEOUT, RuntimeKind};
 
 #[derive(Parser)]
 #[command(
@@ -175,6 +176,11 @@ struct SelftestArgs {
     /// Only these faults (repeatable; default: every fault the binaries list).
     #[arg(long = "fault", value_name = "NAME")]
     faults: Vec<String>,
+    /// Only these honest variants (repeatable; default: every variant the
+    /// Core lists). Without --fault, no fault runs: the clean pass and these
+    /// variants only.
+    #[arg(long = "variant", value_name = "NAME")]
+    variants: Vec<String>,
     /// refcore built with the `faults` feature (default: built by cargo into
     /// target/faults when under cargo).
     #[arg(long)]
@@ -221,10 +227,27 @@ struct Bounds {
     /// did not start or become healthy.
     #[arg(long, value_name = "K", default_value_t = DEFAULT_UNUSABLE_AFTER)]
     unusable_after: usize,
+    /// Fail an exchange with the Core that has not ended after SECS seconds
+    /// (for the harness's own tests of silent Cores; keep the default).
+    #[arg(long, value_name = "SECS", default_value_t = EXCHANGE_TIMEOUT.as_secs())]
+    exchange_timeout: u64,
+    /// Give a Core process SECS seconds to print its listening line, and
+    /// again to become healthy (for the harness's own tests of Cores that
+    /// never start; keep the default).
+    #[arg(long, value_name = "SECS", default_value_t = LAUNCH_STEP_TIMEOUT.as_secs())]
+    launch_step_timeout: u64,
 }
 
 impl Bounds {
+    /// The run's bounds on `builder`; the two per-exchange and per-launch
+    /// limits are process-wide (read deep in the actors and stacks), so they
+    /// are set here, once at start, as `--max-body` is.
     fn apply(&self, builder: RunConfigBuilder) -> RunConfigBuilder {
+        use std::time::Duration;
+        grantgate_engine::limits::set_exchange_timeout(Duration::from_secs(self.exchange_timeout));
+        grantgate_engine::limits::set_launch_step_timeout(Duration::from_secs(
+            self.launch_step_timeout,
+        ));
         builder
             .trial_timeout(std::time::Duration::from_secs(self.trial_timeout))
             .max_fail(self.max_fail)
@@ -913,6 +936,21 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
             );
         }
         faults.retain(|f| args.faults.contains(&f.name));
+    } else if !args.variants.is_empty() {
+        faults.clear();
+    }
+    let mut variants = grantgate_engine::selftest::variants::list(&bins.core)?;
+    if !args.variants.is_empty() {
+        if let Some(unknown) =
+            (args.variants.iter()).find(|n| !variants.iter().any(|v| &v.name == *n))
+        {
+            let valid: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
+            anyhow::bail!(
+                "--variant {unknown}: no such honest variant; valid: {}",
+                valid.join(", ")
+            );
+        }
+        variants.retain(|v| args.variants.contains(&v.name));
     }
     if config.filter.is_some()
         && grantgate_engine::runner::catalogue::trials(
@@ -927,16 +965,14 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
     let report_root = config.report_dir.clone();
     let cancel = grantgate_engine::runner::signals::cancel_on_signals();
     let sink: EventSink = grantgate_engine::progress::sink(false);
-    let outcome = grantgate_engine::selftest::run::run(
-        config,
-        &catalogue(),
-        &bins,
-        &faults,
-        args.full,
-        &sink,
-        &cancel,
-    )
-    .await?;
+    let plan = grantgate_engine::selftest::run::Plan {
+        faults,
+        variants,
+        full: args.full,
+    };
+    let outcome =
+        grantgate_engine::selftest::run::run(config, &catalogue(), &bins, &plan, &sink, &cancel)
+            .await?;
     end_orphans();
     let Some(outcome) = outcome else {
         return Ok(130);
@@ -961,10 +997,27 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
             );
         }
     }
+    for v in &m.variants {
+        let verdict = if v.passed() { "passed " } else { "REFUSED" };
+        println!(
+            "{verdict}  honest variant {:<26} {} trials, judged with: {}",
+            v.name,
+            v.trials_run,
+            v.pass.join(",")
+        );
+    }
     println!(
-        "selftest: {} of {} faults killed; clean pass {}; {} s in all",
+        "selftest: {} of {} faults killed; honest variants passed {} of {} in {} Core passes{}; \
+         clean pass {}; {} s in all",
         m.faults.len() - m.survivors().len(),
         m.faults.len(),
+        m.variants.len() - m.refused_variants().len(),
+        m.variants.len(),
+        m.variant_passes(),
+        match m.compositions.len() {
+            0 => String::new(),
+            n => format!(" ({n} refused together)"),
+        },
         if m.clean_is_green() {
             "green"
         } else {
@@ -986,6 +1039,33 @@ async fn selftest(args: SelftestArgs) -> anyhow::Result<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The limits only the harness's own tests shorten keep their production
+    /// defaults when not given: 30 s an exchange, 20 s a launch step.
+    #[test]
+    fn exchange_and_launch_limits_default_to_production() {
+        let Command::Run(run) = Cli::parse_from(["grantgate", "run"]).command else {
+            unreachable!()
+        };
+        assert_eq!(run.bounds.exchange_timeout, 30);
+        assert_eq!(run.bounds.launch_step_timeout, 20);
+        let Command::Run(run) = Cli::parse_from([
+            "grantgate",
+            "run",
+            "--exchange-timeout",
+            "3",
+            "--launch-step-timeout",
+            "2",
+        ])
+        .command
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            (run.bounds.exchange_timeout, run.bounds.launch_step_timeout),
+            (3, 2)
+        );
+    }
 
     #[test]
     fn require_full_refuses_partial_only() {

@@ -5,6 +5,10 @@
 //! The Core here is a fake (`--core-bin`): a small Python server that keeps
 //! the launch contract (prints `core listening on`, answers `/api/healthz`)
 //! and then misbehaves on every other request, as `FAKE_CORE_MODE` says.
+//!
+//! Each exchange is given [`LIMIT`] (`--exchange-timeout`) instead of the
+//! production [`EXCHANGE_TIMEOUT`] (30 s, whose value `grantgate`'s own unit
+//! tests pin): the verdicts are the same, the waits a tenth.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -54,6 +58,9 @@ print("core listening on http://%s:%d" % server.server_address, flush=True)
 server.serve_forever()
 "#;
 
+/// The exchange limit these runs set.
+const LIMIT: Duration = Duration::from_secs(3);
+
 fn fake_core(dir: &Path) -> PathBuf {
     let path = dir.join("fake-core");
     std::fs::write(&path, FAKE_CORE).unwrap();
@@ -77,6 +84,7 @@ fn run_against(mode: &str) -> (Option<i32>, Duration, serde_json::Value) {
         .arg("--adapter-bin")
         .arg(&adapter)
         .args(["--core-env", &format!("FAKE_CORE_MODE={mode}")])
+        .args(["--exchange-timeout", &LIMIT.as_secs().to_string()])
         .arg("--report-dir")
         .arg(tmp.path().join("reports"))
         .env("GRANTGATE_NO_BUILD", "1")
@@ -102,7 +110,7 @@ fn run_against(mode: &str) -> (Option<i32>, Duration, serde_json::Value) {
 /// The bound: the fixture snapshot and the trial each wait for one
 /// exchange at most, plus start-up and teardown.
 fn bound() -> Duration {
-    EXCHANGE_TIMEOUT * 2 + Duration::from_secs(45)
+    LIMIT * 2 + Duration::from_secs(45)
 }
 
 fn check(mode: &'static str) -> std::thread::JoinHandle<()> {
@@ -115,7 +123,7 @@ fn check(mode: &'static str) -> std::thread::JoinHandle<()> {
         // A Core that dies is reported by its exit, with its status.
         let expected = match mode {
             "dies" => "exited (exit status: 1)",
-            _ => "no answer from the Core",
+            _ => "no answer from the Core: no complete answer within 3s",
         };
         assert!(message.contains(expected), "{mode}: {message}");
     })
@@ -123,6 +131,11 @@ fn check(mode: &'static str) -> std::thread::JoinHandle<()> {
 
 #[test]
 fn a_core_that_hangs_or_dies_mid_trial_fails_the_trial_in_bounded_time() {
+    assert_eq!(
+        EXCHANGE_TIMEOUT,
+        Duration::from_secs(30),
+        "the production limit"
+    );
     // In parallel: each mode mostly waits on a timeout.
     let runs = [check("silent"), check("trickle"), check("dies")];
     for run in runs {

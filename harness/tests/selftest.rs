@@ -115,3 +115,81 @@ fn without_a_faults_build_the_error_gives_the_command_that_builds_one() {
         "{stderr}"
     );
 }
+
+/// A shared Core of honest variants that the gate refuses is run again as
+/// each variant alone, and the report names the variant whose change the
+/// refusing trials read. Here a wrapper Core makes `login-200` dishonest on
+/// purpose (refcore's hostile `deep-json-error` whenever it is among the
+/// variants): the pass of `extra-members,login-200` is refused, `login-200`
+/// alone is refused on the same trials, `extra-members` alone passes.
+#[test]
+fn a_refused_composition_names_the_variant_its_trials_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let faults =
+        grantgate_engine::binaries::locate_faults(None, None).unwrap_or_else(|e| panic!("{e}"));
+    let wrapper = tmp.path().join("refcore-with-a-dishonest-variant");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\ncase \",$CORE_VARIANT,\" in *,login-200,*) export CORE_HOSTILE=deep-json-error;; esac\nexec '{}' \"$@\"\n",
+            faults.core.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let reports = tmp.path().join("reports");
+    let out = Command::new(env!("CARGO_BIN_EXE_grantgate"))
+        .args(["selftest", "--backend", "sqlite", "--filter", "replay"])
+        .args(["--variant", "extra-members", "--variant", "login-200"])
+        .arg("--core-bin")
+        .arg(&wrapper)
+        .arg("--adapter-bin")
+        .arg(&faults.adapter)
+        .arg("--report-dir")
+        .arg(&reports)
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("honest variants passed 1 of 2 in 3 Core passes (1 refused together)"),
+        "{stdout}"
+    );
+    let matrix: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(selftest_dir(&reports).join("killmatrix.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        matrix["faults"].as_array().unwrap().is_empty(),
+        "no fault ran"
+    );
+    let composed = &matrix["compositions"][0];
+    assert_eq!(
+        composed["variants"],
+        serde_json::json!(["extra-members", "login-200"])
+    );
+    let refusing = composed["not_passed"].as_array().unwrap();
+    assert!(!refusing.is_empty(), "{composed:#}");
+    for trial in refusing {
+        assert_eq!(
+            trial["read"],
+            serde_json::json!(["login-200"]),
+            "{composed:#}"
+        );
+    }
+    let rows = matrix["variants"].as_array().unwrap();
+    let row = |name: &str| rows.iter().find(|r| r["name"] == name).unwrap().clone();
+    assert_eq!(row("extra-members")["not_passed"], serde_json::json!([]));
+    assert_eq!(
+        row("extra-members")["pass"],
+        serde_json::json!(["extra-members"])
+    );
+    assert!(
+        !row("login-200")["not_passed"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -99,6 +99,16 @@ pub enum VariantError {
         /// Every valid name, comma-separated.
         valid: String,
     },
+    /// Two variants of the list cannot share a Core.
+    #[error("CORE_VARIANT names {first} and {second}, which conflict: {why}; run them apart")]
+    Conflict {
+        /// The variant named first.
+        first: String,
+        /// The variant named later that conflicts with it.
+        second: String,
+        /// Why they conflict (the catalogue's reason).
+        why: String,
+    },
     /// One process is either a fault or a variant, never both.
     #[error("CORE_FAULT and CORE_VARIANT are both set; one refcore runs at most one of them")]
     WithFault,

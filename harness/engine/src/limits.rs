@@ -7,7 +7,7 @@
 //! named contract failure of the trial (never a crash, a hang or a report
 //! of gigabytes). Values that go into reports are cut by [`cut`].
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -27,6 +27,40 @@ pub fn body_limit() -> usize {
 /// Sets [`body_limit`] for the whole process (`--max-body`), once at start.
 pub fn set_body_limit(bytes: usize) {
     BODY_LIMIT.store(bytes.max(1), Ordering::Relaxed);
+}
+
+static EXCHANGE_TIMEOUT_MS: AtomicU64 =
+    AtomicU64::new(crate::actors::http::EXCHANGE_TIMEOUT.as_millis() as u64);
+
+/// The longest one exchange with the Core may take
+/// ([`crate::actors::http::EXCHANGE_TIMEOUT`] unless `--exchange-timeout`).
+pub fn exchange_timeout() -> Duration {
+    Duration::from_millis(EXCHANGE_TIMEOUT_MS.load(Ordering::Relaxed))
+}
+
+/// Sets [`exchange_timeout`] for the whole process, once at start. Only the
+/// harness's own tests shorten it, to meet a silent Core in seconds.
+pub fn set_exchange_timeout(timeout: Duration) {
+    let ms = timeout.max(Duration::from_secs(1)).as_millis() as u64;
+    EXCHANGE_TIMEOUT_MS.store(ms, Ordering::Relaxed);
+}
+
+static LAUNCH_STEP_MS: AtomicU64 =
+    AtomicU64::new(crate::stack::LAUNCH_STEP_TIMEOUT.as_millis() as u64);
+
+/// How long a Core process may take to print its listening line, and again
+/// to become healthy ([`crate::stack::LAUNCH_STEP_TIMEOUT`] unless
+/// `--launch-step-timeout`).
+pub fn launch_step_timeout() -> Duration {
+    Duration::from_millis(LAUNCH_STEP_MS.load(Ordering::Relaxed))
+}
+
+/// Sets [`launch_step_timeout`] for the whole process, once at start. Only
+/// the harness's own tests shorten it, to meet a Core that never starts in
+/// seconds.
+pub fn set_launch_step_timeout(timeout: Duration) {
+    let ms = timeout.max(Duration::from_secs(1)).as_millis() as u64;
+    LAUNCH_STEP_MS.store(ms, Ordering::Relaxed);
 }
 
 /// Header fields in one answer: hyper's default, which every client of the

@@ -9,11 +9,16 @@
 //! members, another `Link` order, absolute redirects are as honest as
 //! refcore), so a correct gate must still pass every scenario against it.
 //!
-//! A faults build (`--features faults`) reads `CORE_VARIANT` once at start.
-//! Every variant is one response-rewriting layer ([`wrap`], in `rewrite`)
-//! around the unchanged application, so no handler knows about them. A
-//! default build has no variants: a set `CORE_VARIANT` refuses to start, and
-//! [`wrap`] returns the router untouched.
+//! A faults build (`--features faults`) reads `CORE_VARIANT` once at start:
+//! one name, or several joined by commas, so that one Core makes several
+//! honest choices at once (the self-test runs compatible variants together,
+//! which costs one catalogue pass instead of one each). Two variants that
+//! rewrite the same thing, or where one reads what the other rewrites, are
+//! declared to conflict ([`catalogue`]'s `CONFLICTS`) and refused together.
+//! Every active variant is one response-rewriting layer ([`wrap`], in
+//! `rewrite`) around the unchanged application, so no handler knows about
+//! them. A default build has no variants: a set `CORE_VARIANT` refuses to
+//! start, and [`wrap`] returns the router untouched.
 
 use axum::Router;
 
@@ -37,10 +42,11 @@ pub const ENV: &str = "CORE_VARIANT";
 /// The flag that prints the variants and exits.
 pub const LIST_FLAG: &str = "--list-variants";
 
-/// Reads `raw` (the value of `CORE_VARIANT`; empty counts as unset) once, at
-/// start; `fault_set` says whether `CORE_FAULT` names a fault. A faults build
-/// activates the named variant, or refuses an unknown name (listing the valid
-/// ones) or a fault set too; a default build refuses any name.
+/// Reads `raw` (the value of `CORE_VARIANT`: names joined by commas; empty
+/// counts as unset) once, at start; `fault_set` says whether `CORE_FAULT`
+/// names a fault. A faults build activates the named variants, or refuses an
+/// unknown name (listing the valid ones), two that conflict (saying why) or a
+/// fault set too; a default build refuses any name.
 pub fn init(raw: Option<&str>, fault_set: bool) -> Result<(), VariantError> {
     let Some(name) = raw.filter(|n| !n.is_empty()) else {
         return Ok(());
@@ -59,15 +65,24 @@ pub fn init(raw: Option<&str>, fault_set: bool) -> Result<(), VariantError> {
     }
 }
 
-/// What `refcore --list-variants` prints: one name per line. `None` in a
-/// default build, which has no variants.
+/// What `refcore --list-variants` prints: one line per variant,
+/// `name<TAB>the variants it conflicts with` (comma-separated, empty when
+/// none), so the self-test reads which variants it may run together from the
+/// binary itself. `None` in a default build, which has no variants.
 pub fn listing() -> Option<String> {
     #[cfg(feature = "faults")]
     {
         Some(
             catalogue::ALL
                 .iter()
-                .map(|(_, n)| format!("{n}\n"))
+                .map(|&(v, n)| {
+                    let others: Vec<&str> = catalogue::ALL
+                        .iter()
+                        .filter(|&&(w, _)| catalogue::conflict(v, w).is_some())
+                        .map(|(_, m)| *m)
+                        .collect();
+                    format!("{n}\t{}\n", others.join(","))
+                })
                 .collect(),
         )
     }
@@ -77,16 +92,23 @@ pub fn listing() -> Option<String> {
     }
 }
 
-/// `router` with the active variant's rewriting layer; unchanged without one
-/// (always, in a default build).
+/// `router` with one rewriting layer per active variant, innermost first
+/// (see `catalogue::layered` for the order); unchanged without one (always,
+/// in a default build).
 pub fn wrap(router: Router<AppState>, state: &AppState) -> Router<AppState> {
+    #[allow(unused_mut, reason = "a default build adds no layer")]
+    let mut router = router;
     #[cfg(feature = "faults")]
-    if catalogue::ACTIVE.get().is_some() {
+    for variant in catalogue::layered() {
+        // The page a variant answers with instead of a redirect is read from
+        // the application with the inner variants' layers, so every active
+        // variant shapes it exactly once.
         let layer = rewrite::Layer {
             state: state.clone(),
             app: router.clone().with_state(state.clone()),
+            variant,
         };
-        return router.layer(axum::middleware::from_fn_with_state(
+        router = router.layer(axum::middleware::from_fn_with_state(
             layer,
             rewrite::rewrite,
         ));
@@ -198,7 +220,123 @@ mod catalogue {
         (Variant::TimestampsOffset, "timestamps-offset"),
     ];
 
-    pub static ACTIVE: OnceLock<Variant> = OnceLock::new();
+    /// Variants that cannot share a Core, as groups of which any two
+    /// conflict, each with why. Two conflict when they rewrite the same
+    /// thing differently, or when one rewrites what the other finds in
+    /// refcore's own form (together, the second would silently do nothing).
+    pub const CONFLICTS: &[(&[Variant], &str)] = &[
+        (
+            &[
+                Variant::Markup,
+                Variant::InlineMarkup,
+                Variant::FormOwner,
+                Variant::ConsentTwoForms,
+                Variant::FormControls,
+                Variant::BaseRelative,
+                Variant::TemplateForms,
+            ],
+            "each edits the page's HTML as text that expects refcore's own markup",
+        ),
+        (
+            &[Variant::Markup, Variant::LogoutPage],
+            "markup adds a logout form to every page, logout-page takes them all away",
+        ),
+        (
+            &[Variant::Markup, Variant::RewordedErrors],
+            "reworded-errors finds an error page's words by the classes markup renames",
+        ),
+        (
+            &[Variant::Markup, Variant::StaleWording],
+            "stale-wording finds a 409 page's words by the classes markup renames",
+        ),
+        (
+            &[Variant::RewordedErrors, Variant::StaleWording],
+            "both choose the words of a 409 page",
+        ),
+        (
+            &[Variant::RedirectFound, Variant::Post200],
+            "both choose the answer to approve, withdraw and logout",
+        ),
+        (
+            &[Variant::LinkStyle, Variant::LinkExtra, Variant::LinkForgejo],
+            "each rewrites `Link`, reading it as refcore writes it",
+        ),
+    ];
+
+    /// Variants that run alone, with why: conflicting with every other.
+    pub const ALONE: &[(Variant, &str)] = &[(
+        Variant::NoExtensions,
+        "the trials that need an extension are not applicable under it, so no other variant \
+         would meet them",
+    )];
+
+    /// Layered outside every other variant, in this order (the last one
+    /// outermost): `pretty-json` writes the layout of JSON the others
+    /// re-serialise; `absolute-redirects` rewrites every `Location`, also
+    /// those other variants set, while they read refcore's relative ones;
+    /// `cookie-name` renames the request's cookie back before any variant
+    /// reads the session, and every cookie any of them sets.
+    const OUTERMOST: [Variant; 3] = [
+        Variant::PrettyJson,
+        Variant::AbsoluteRedirects,
+        Variant::CookieName,
+    ];
+
+    /// Why `a` and `b` cannot share a Core; `None` when they can (a variant
+    /// never conflicts with itself).
+    pub fn conflict(a: Variant, b: Variant) -> Option<&'static str> {
+        if a == b {
+            return None;
+        }
+        let alone = ALONE.iter().find(|(v, _)| *v == a || *v == b);
+        alone.map(|(_, why)| *why).or_else(|| {
+            CONFLICTS
+                .iter()
+                .find(|(group, _)| group.contains(&a) && group.contains(&b))
+                .map(|(_, why)| *why)
+        })
+    }
+
+    /// The active variants, innermost layer first: catalogue order, then
+    /// [`OUTERMOST`].
+    pub fn layered() -> Vec<Variant> {
+        let active = ACTIVE.get().map(Vec::as_slice).unwrap_or_default();
+        let mut order: Vec<Variant> = ALL
+            .iter()
+            .map(|(v, _)| *v)
+            .filter(|v| active.contains(v) && !OUTERMOST.contains(v))
+            .collect();
+        order.extend(OUTERMOST.iter().filter(|v| active.contains(v)));
+        order
+    }
+
+    pub static ACTIVE: OnceLock<Vec<Variant>> = OnceLock::new();
+
+    fn name(variant: Variant) -> &'static str {
+        ALL.iter()
+            .find(|(v, _)| *v == variant)
+            .map_or("?", |(_, n)| n)
+    }
+
+    /// Parses a comma-separated list (each name trimmed, repeats counted
+    /// once), refusing an unknown name or two that conflict.
+    pub(super) fn parse_list(raw: &str) -> Result<Vec<Variant>, VariantError> {
+        let mut list: Vec<Variant> = Vec::new();
+        for given in raw.split(',').map(str::trim) {
+            let variant = parse(given)?;
+            if let Some(&other) = list.iter().find(|&&o| conflict(o, variant).is_some()) {
+                return Err(VariantError::Conflict {
+                    first: name(other).to_owned(),
+                    second: given.to_owned(),
+                    why: conflict(other, variant).unwrap_or_default().to_owned(),
+                });
+            }
+            if !list.contains(&variant) {
+                list.push(variant);
+            }
+        }
+        Ok(list)
+    }
 
     pub(super) fn parse(name: &str) -> Result<Variant, VariantError> {
         ALL.iter()
@@ -210,11 +348,12 @@ mod catalogue {
             })
     }
 
-    pub(super) fn activate(name: &str) -> Result<(), VariantError> {
-        let variant = parse(name)?;
-        let _ = ACTIVE.set(variant);
+    pub(super) fn activate(raw: &str) -> Result<(), VariantError> {
+        let list = parse_list(raw)?;
+        let names: Vec<&str> = list.iter().map(|v| name(*v)).collect();
+        let _ = ACTIVE.set(list);
         tracing::warn!(
-            variant = name,
+            variants = names.join(","),
             "honest variant ACTIVE: output differs from refcore's only where the contract leaves room"
         );
         Ok(())
@@ -254,6 +393,39 @@ mod tests {
             "{err}"
         );
         assert_eq!(listing().unwrap().lines().count(), catalogue::ALL.len());
+    }
+
+    #[cfg(feature = "faults")]
+    #[test]
+    fn lists_compose_unless_two_conflict() {
+        use catalogue::{ALL, Variant, conflict, parse_list};
+        let list = parse_list("extra-members, cookie-name,extra-members").unwrap();
+        assert_eq!(list, [Variant::ExtraMembers, Variant::CookieName]);
+        let err = parse_list("markup,link-style,base-relative")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("markup and base-relative") && err.contains("expects refcore's own"),
+            "{err}"
+        );
+        assert!(parse_list("link-style,no-extensions").is_err());
+        assert!(parse_list("markup,nope").is_err());
+        // Conflicts are symmetric, and the listing says them on both sides.
+        let listing = listing().unwrap();
+        for (a, an) in ALL {
+            for (b, bn) in ALL {
+                assert_eq!(conflict(a, b).is_some(), conflict(b, a).is_some());
+                let line = listing.lines().find(|l| l.starts_with(&format!("{an}\t")));
+                let said = line
+                    .unwrap()
+                    .split('\t')
+                    .nth(1)
+                    .unwrap()
+                    .split(',')
+                    .any(|n| n == bn);
+                assert_eq!(said, conflict(a, b).is_some(), "{an} / {bn}");
+            }
+        }
     }
 
     #[cfg(feature = "faults")]

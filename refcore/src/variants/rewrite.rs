@@ -1,6 +1,6 @@
-//! The one layer every variant lives in: it sees each request before the
-//! application and each response after it, and changes only what the active
-//! variant allows a Core to choose.
+//! The layer every variant lives in: it sees each request before the
+//! application and each response after it, and changes only what its variant
+//! allows a Core to choose. One such layer per active variant.
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
@@ -11,7 +11,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use super::catalogue::{ACTIVE, Variant};
+use super::catalogue::Variant;
 use super::{flow, link, markup, pages};
 use crate::state::AppState;
 use crate::web::session::{COOKIE_NAME, Session};
@@ -19,14 +19,17 @@ use crate::web::session::{COOKIE_NAME, Session};
 /// The session cookie's name under `cookie-name`.
 pub const VARIANT_COOKIE: &str = "v_sid";
 
-/// What the layer holds: refcore's state, and refcore without the layer,
-/// for the variants that answer with another page than the one asked for.
+/// What the layer holds: refcore's state, its variant, and refcore inside
+/// the layer, for the variants that answer with another page than the one
+/// asked for.
 #[derive(Clone)]
 pub struct Layer {
     /// The application's state (sessions, public URL).
     pub state: AppState,
-    /// The application without variants.
+    /// The application with the layers inside this one (none, alone).
     pub app: Router,
+    /// The variant this layer applies.
+    pub variant: Variant,
 }
 
 /// `extra-cookies`: a cookie that is not the session's, on every page,
@@ -38,11 +41,9 @@ const LANG_COOKIE: &str = "lang=en-GB; Path=/; Max-Age=31536000";
 /// `redirect_to`.
 const CLEARED_COOKIE: &str = "redirect_to=; Path=/; Max-Age=0";
 
-/// The middleware: applies the active variant to one exchange.
+/// The middleware: applies the layer's variant to one exchange.
 pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -> Response {
-    let Some(&variant) = ACTIVE.get() else {
-        return next.run(request).await;
-    };
+    let variant = layer.variant;
     let state = &layer.state;
     let path = request.uri().path().to_string();
     let method = request.method().clone();
@@ -431,16 +432,18 @@ fn cookie_in(headers: &mut HeaderMap) {
     }
 }
 
-/// `cookie-name`, outbound: every cookie refcore sets gets the variant's name,
-/// attributes (`HttpOnly`, `SameSite=Lax`, …) unchanged.
+/// `cookie-name`, outbound: the session cookie gets the variant's name,
+/// attributes (`HttpOnly`, `SameSite=Lax`, …) unchanged; other cookies (other
+/// variants' own) are kept as they are.
 fn cookie_out(headers: &mut HeaderMap) {
     let renamed: Vec<HeaderValue> = headers
         .get_all(SET_COOKIE)
         .iter()
-        .filter_map(|v| v.to_str().ok())
-        .filter_map(|v| {
-            let rest = v.strip_prefix(COOKIE_NAME)?.strip_prefix('=')?;
-            HeaderValue::from_str(&format!("{VARIANT_COOKIE}={rest}")).ok()
+        .map(|v| {
+            let rest =
+                (v.to_str().ok()).and_then(|s| s.strip_prefix(COOKIE_NAME)?.strip_prefix('='));
+            rest.and_then(|rest| HeaderValue::from_str(&format!("{VARIANT_COOKIE}={rest}")).ok())
+                .unwrap_or_else(|| v.clone())
         })
         .collect();
     if renamed.is_empty() {
@@ -493,8 +496,13 @@ mod tests {
             SET_COOKIE,
             HeaderValue::from_static("refcore_session=abc; Path=/; HttpOnly; SameSite=Lax"),
         );
+        h.append(SET_COOKIE, HeaderValue::from_static(LANG_COOKIE));
         cookie_out(&mut h);
-        assert_eq!(h[SET_COOKIE], "v_sid=abc; Path=/; HttpOnly; SameSite=Lax");
+        let set: Vec<_> = h.get_all(SET_COOKIE).iter().collect();
+        assert_eq!(
+            set,
+            ["v_sid=abc; Path=/; HttpOnly; SameSite=Lax", LANG_COOKIE]
+        );
     }
 
     #[test]

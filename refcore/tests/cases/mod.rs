@@ -98,6 +98,7 @@ pub fn all() -> Vec<(&'static str, TestFn)> {
         trial!(faults::oauth_login_open_redirect),
         trial!(variants::oauth_pages),
         trial!(variants::variant_refusals),
+        trial!(variants::composed),
         trial!(variants::hostile_refusal),
         trial!(variants::markup),
         trial!(variants::extra_members),

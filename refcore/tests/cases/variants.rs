@@ -107,6 +107,42 @@ mod with_faults {
         )
         .await?;
         check!(stderr.contains("both set"), "unclear refusal: {stderr}");
+        let stderr = refused_start(
+            &env,
+            &[("CORE_VARIANT", "extra-members,redirect-302,post-200")],
+        )
+        .await?;
+        check!(
+            stderr.contains("redirect-302 and post-200, which conflict"),
+            "unclear refusal: {stderr}"
+        );
+        Ok(())
+    }
+
+    /// Several variants at once, each active: `extra-members`, `cookie-name`
+    /// (the session cookie renamed, `extra-cookies`' own kept beside it) and
+    /// `post-200` (the decision answered with the page, and made).
+    pub async fn composed(env: Arc<Env>) -> TestResult {
+        let (_core, w) = varied(&env, "extra-members,cookie-name,extra-cookies,post-200").await?;
+        let resp = Browser::new(&w.base)
+            .login(&w.owner, &w.owner_password)
+            .await?
+            .expect(303, "login")?;
+        let set: Vec<&str> = (resp.headers.get_all("set-cookie").iter())
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        check!(
+            set.iter()
+                .any(|c| c.starts_with("v_sid=") && c.contains("HttpOnly"))
+                && set.iter().any(|c| c.starts_with("lang="))
+                && !set.iter().any(|c| c.starts_with("refcore_session=")),
+            "cookies: {set:?}"
+        );
+        let id = w.prepare("t", "s").await?;
+        check!(w.grant(id).await?["x_variant"] == true, "no extra members");
+        w.confirm(id).await?;
+        w.decide(id, "approve").await?.expect(200, "approve")?;
+        check!(w.grant(id).await?["state"] == "active", "not approved");
         Ok(())
     }
 

@@ -19,7 +19,7 @@ use crate::vocab::{Abort, Step};
 /// idle timeout: a Core that never answers, or answers one byte a second,
 /// must fail its trial in bounded time instead of hanging the run. Every
 /// contract request is answered in well under a second; this leaves room
-/// for a loaded machine.
+/// for a loaded machine. The default of [`crate::limits::exchange_timeout`].
 pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A complete HTTP answer.
@@ -188,7 +188,8 @@ async fn sent(
         .unwrap_or_default();
     let _turn = journal.request_turn().await;
     let started = Instant::now();
-    let answer = tokio::time::timeout(EXCHANGE_TIMEOUT, async {
+    let limit = crate::limits::exchange_timeout();
+    let answer = tokio::time::timeout(limit, async {
         let no_answer = |e: reqwest::Error| {
             let text = format!("no answer from the Core: {}", transport_cause(&e));
             (text, closed_while_sending(&e))
@@ -229,7 +230,7 @@ async fn sent(
     })
     .await
     .unwrap_or_else(|_| {
-        let text = format!("no answer from the Core: no complete answer within {EXCHANGE_TIMEOUT:?}");
+        let text = format!("no answer from the Core: no complete answer within {limit:?}");
         Err((text, false))
     });
     let mut record = Exchange {

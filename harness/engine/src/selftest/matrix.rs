@@ -36,6 +36,10 @@ pub struct KillMatrix {
     /// One row per honest variant of the Core: each must pass every trial.
     #[serde(default)]
     pub variants: Vec<VariantRow>,
+    /// The Core passes of several variants together that did not pass,
+    /// each with whose change its refusing trials read.
+    #[serde(default)]
+    pub compositions: Vec<CompositionRow>,
 }
 
 /// One honest variant's catalogue pass (`CORE_VARIANT`): a Core that differs
@@ -51,40 +55,110 @@ pub struct VariantRow {
     pub not_passed: Vec<Cell>,
     /// Wall time of the pass in milliseconds.
     pub duration_ms: u64,
+    /// The variants of the Core pass that judged this one, itself included
+    /// (only itself when it ran alone).
+    #[serde(default)]
+    pub pass: Vec<String>,
     /// The command that reruns this variant's pass.
     pub reproduce: String,
 }
 
 impl VariantRow {
-    /// Builds the row from the variant's run report.
-    pub fn of(name: &str, report: &RunReport) -> VariantRow {
+    /// Builds the row of `name` from the run report of a Core with the
+    /// variants `pass` set (`name` among them).
+    pub fn of(name: &str, pass: &[String], report: &RunReport) -> VariantRow {
         VariantRow {
             name: name.to_owned(),
             trials_run: report.results.len(),
-            // A Core that declares no extension is honest (spec §5): the
-            // trials that need one are not applicable to it, never refused.
-            not_passed: report
-                .results
-                .iter()
-                .filter(|r| match &r.verdict {
-                    Verdict::Passed => false,
-                    Verdict::NotApplicable { message } => {
-                        !message.starts_with(crate::runner::identity::UNDECLARED)
-                    }
-                    _ => true,
-                })
-                .map(cell)
-                .collect(),
+            not_passed: refusals(report),
             duration_ms: report.duration_ms,
-            reproduce: format!(
-                "cargo run -p grantgate -- run --core-bin target/faults/debug/refcore --core-env CORE_VARIANT={name}"
-            ),
+            pass: pass.to_vec(),
+            reproduce: reproduce_variants(pass),
         }
     }
 
     /// Whether the gate let this honest Core through.
     pub fn passed(&self) -> bool {
         self.trials_run > 0 && self.not_passed.is_empty()
+    }
+}
+
+/// The trials of an honest Core's pass that did not let it through. A Core
+/// that declares no extension is honest (spec §5): the trials that need one
+/// are not applicable to it, never a refusal.
+pub fn refusals(report: &RunReport) -> Vec<Cell> {
+    report
+        .results
+        .iter()
+        .filter(|r| match &r.verdict {
+            Verdict::Passed => false,
+            Verdict::NotApplicable { message } => {
+                !message.starts_with(crate::runner::identity::UNDECLARED)
+            }
+            _ => true,
+        })
+        .map(cell)
+        .collect()
+}
+
+/// The command that reruns a Core pass with `variants` set.
+fn reproduce_variants(variants: &[String]) -> String {
+    format!(
+        "cargo run -p grantgate -- run --core-bin target/faults/debug/refcore --core-env CORE_VARIANT={}",
+        variants.join(",")
+    )
+}
+
+/// A Core pass of several variants together that refused the Core. Its
+/// members were then rerun one by one; each refusing trial names the members
+/// that refused it alone too, whose change it read (none: the trial refused
+/// only their combination, which is still an honest Core).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CompositionRow {
+    /// The variants set together.
+    pub variants: Vec<String>,
+    /// How many trials ran.
+    pub trials_run: usize,
+    /// Trials that did not pass, each with the members it read.
+    pub not_passed: Vec<Blamed>,
+    /// Wall time of the composed pass in milliseconds.
+    pub duration_ms: u64,
+    /// The command that reruns the composed pass.
+    pub reproduce: String,
+}
+
+/// A trial that refused a composed Core, and the members that refused it
+/// alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Blamed {
+    /// The trial and why.
+    #[serde(flatten)]
+    pub cell: Cell,
+    /// The members whose pass alone this trial refused too.
+    pub read: Vec<String>,
+}
+
+impl CompositionRow {
+    /// The row of the composed pass `report` of `variants`, blamed with the
+    /// members' rows `alone` (each from its pass alone).
+    pub fn of(variants: &[String], report: &RunReport, alone: &[VariantRow]) -> CompositionRow {
+        let not_passed = refusals(report)
+            .into_iter()
+            .map(|cell| Blamed {
+                read: (alone.iter())
+                    .filter(|v| v.not_passed.iter().any(|c| c.trial == cell.trial))
+                    .map(|v| v.name.clone())
+                    .collect(),
+                cell,
+            })
+            .collect();
+        CompositionRow {
+            variants: variants.to_vec(),
+            trials_run: report.results.len(),
+            not_passed,
+            duration_ms: report.duration_ms,
+            reproduce: reproduce_variants(variants),
+        }
     }
 }
 
@@ -171,13 +245,23 @@ impl KillMatrix {
         self.variants.iter().filter(|v| !v.passed()).collect()
     }
 
+    /// How many Core passes judged the honest variants: one per distinct
+    /// set of variants among the rows, and one per composed pass that
+    /// refused (its members were then judged alone).
+    pub fn variant_passes(&self) -> usize {
+        let mut sets: Vec<&Vec<String>> = self.variants.iter().map(|v| &v.pass).collect();
+        sets.sort();
+        sets.dedup();
+        sets.len() + self.compositions.len()
+    }
+
     /// Whether every clean trial passed.
     pub fn clean_is_green(&self) -> bool {
         self.clean.not_passed.is_empty()
     }
 
     /// 0 when the clean pass is green, every fault is killed and every
-    /// honest variant passed; 2 when the clean pass only errored (the
+    /// honest variant passed, alone or composed; 2 when the clean pass only errored (the
     /// environment, not the catalogue); 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         let c = self.clean.counts;
@@ -186,6 +270,7 @@ impl KillMatrix {
         } else if self.clean_is_green()
             && self.survivors().is_empty()
             && self.refused_variants().is_empty()
+            && self.compositions.is_empty()
         {
             0
         } else {
@@ -254,6 +339,7 @@ pub fn build(
         },
         faults,
         variants: Vec::new(),
+        compositions: Vec::new(),
     }
 }
 
@@ -390,21 +476,60 @@ pub(crate) mod tests {
             result("sqlite::a", Verdict::Passed),
             result("sqlite::b", failed("reads a CSS class")),
         ]);
-        m.variants = vec![
-            VariantRow::of("markup", &honest),
-            VariantRow::of("pretty-json", &refused),
+        let names = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        // markup and extra-members passed together; pretty-json and
+        // cookie-name refused together, then alone: pretty-json's change is
+        // what the refusing trial read.
+        let both = names(&["markup", "extra-members"]);
+        let refused_pair = names(&["pretty-json", "cookie-name"]);
+        let alone = [
+            VariantRow::of("pretty-json", &names(&["pretty-json"]), &refused),
+            VariantRow::of("cookie-name", &names(&["cookie-name"]), &honest),
         ];
+        m.compositions = vec![CompositionRow::of(&refused_pair, &refused, &alone)];
+        m.variants = vec![
+            VariantRow::of("markup", &both, &honest),
+            VariantRow::of("extra-members", &both, &honest),
+        ];
+        m.variants.extend(alone);
         m
+    }
+
+    #[test]
+    fn a_refused_composition_names_the_members_whose_change_its_trials_read() {
+        let m = example();
+        assert_eq!(
+            m.variant_passes(),
+            4,
+            "3 sets judged the rows, 1 composition refused"
+        );
+        let c = &m.compositions[0];
+        assert_eq!(c.variants, ["pretty-json", "cookie-name"]);
+        assert_eq!(c.not_passed[0].cell.trial, "sqlite::b");
+        assert_eq!(c.not_passed[0].read, ["pretty-json"]);
+        assert!(
+            c.reproduce
+                .ends_with("CORE_VARIANT=pretty-json,cookie-name")
+        );
+        assert_eq!(m.exit_code(), 1);
+        // Members that each pass alone: the refusal read their combination.
+        let honest = [m.variants[0].clone(), m.variants[1].clone()];
+        let both = CompositionRow::of(
+            &c.variants,
+            &report(vec![result("sqlite::b", failed("x"))]),
+            &honest,
+        );
+        assert!(both.not_passed[0].read.is_empty());
     }
 
     #[test]
     fn an_honest_variant_passes_only_when_every_trial_passed() {
         let m = example();
         assert!(m.variants[0].passed());
-        assert!(!m.variants[1].passed());
+        assert!(!m.variants[2].passed());
         assert_eq!(m.refused_variants().len(), 1);
-        assert_eq!(m.variants[1].not_passed[0].trial, "sqlite::b");
-        assert!(!VariantRow::of("empty", &report(Vec::new())).passed());
+        assert_eq!(m.variants[2].not_passed[0].trial, "sqlite::b");
+        assert!(!VariantRow::of("empty", &["empty".into()], &report(Vec::new())).passed());
     }
 
     #[test]
@@ -441,7 +566,9 @@ pub(crate) mod tests {
         assert_eq!(m.exit_code(), 1, "two survivors");
         m.faults.truncate(1);
         assert_eq!(m.exit_code(), 1, "a refused honest variant");
-        m.variants.truncate(1);
+        m.variants.truncate(2);
+        assert_eq!(m.exit_code(), 1, "a refused composition");
+        m.compositions.clear();
         assert_eq!(m.exit_code(), 0);
         m.clean.counts.errored = 1;
         m.clean.not_passed.push(Cell {

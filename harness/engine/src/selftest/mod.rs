@@ -5,9 +5,10 @@
 //! (`docs/faults.md`), each breaking one rule of the contract. The self-test
 //! runs the catalogue cleanly, then once per fault, and writes the kill
 //! matrix: fault × trials that failed. Then it runs the catalogue against
-//! every honest variant of the Core, each of which must pass. It passes only
-//! when the clean pass is green, every fault is killed and every honest
-//! variant passed.
+//! every honest variant of the Core, each of which must pass (compatible
+//! variants together in one Core, a refused group again one by one). It
+//! passes only when the clean pass is green, every fault is killed and every
+//! honest variant passed.
 //!
 //! - [`faults`] asks the binaries for their faults and decides each one's
 //!   backends;

@@ -34,7 +34,7 @@ pub fn html(matrix: &KillMatrix, secrets: &SecretRegistry) -> String {
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>grantgate selftest {id}</title>\
          <style>{STYLE}</style></head><body><h1>grantgate selftest {id}</h1>\
          <p>Started {start}, took {secs} s. <strong>Faults caught {killed}/{total} ({surv} survived); \
-         honest variants passed {vp}/{vt}.</strong> \
+         honest variants passed {vp}/{vt} (in {vpasses} Core passes).</strong> \
          Clean pass: {p} passed, {f} failed, {e} errored{clean_note}.</p>",
         id = esc(&matrix.run_id),
         start = esc(&matrix.started_at),
@@ -44,6 +44,7 @@ pub fn html(matrix: &KillMatrix, secrets: &SecretRegistry) -> String {
         surv = survivors.len(),
         vp = matrix.variants.len() - matrix.refused_variants().len(),
         vt = matrix.variants.len(),
+        vpasses = matrix.variant_passes(),
         p = c.passed,
         f = c.failed,
         e = c.errored,
@@ -93,8 +94,9 @@ pub fn html(matrix: &KillMatrix, secrets: &SecretRegistry) -> String {
     h.push_str("</table>");
     h.push_str(
         "<h2>Honest variants</h2><p>Cores that differ from refcore only where the contract leaves room: \
-         the gate must let each through, every trial passing.</p>\
-         <table><tr><th>variant</th><th>trials run</th><th>trials that refused it</th><th>time</th></tr>",
+         the gate must let each through, every trial passing. Compatible variants share one Core; \
+         a shared Core that is refused is run again as each of its variants alone.</p>\
+         <table><tr><th>variant</th><th>trials run</th><th>trials that refused it</th><th>time</th><th>judged with</th></tr>",
     );
     for v in &matrix.variants {
         let _ = write!(
@@ -107,9 +109,51 @@ pub fn html(matrix: &KillMatrix, secrets: &SecretRegistry) -> String {
             run = v.trials_run,
         );
         cells(&mut h, &v.not_passed);
-        let _ = write!(h, "</td><td>{} s</td></tr>", v.duration_ms / 1000);
+        let with: Vec<&str> = (v.pass.iter())
+            .filter(|n| **n != v.name)
+            .map(String::as_str)
+            .collect();
+        let _ = write!(
+            h,
+            "</td><td>{} s</td><td>{}</td></tr>",
+            v.duration_ms / 1000,
+            if with.is_empty() {
+                "alone".to_owned()
+            } else {
+                esc(&with.join(", "))
+            }
+        );
     }
-    h.push_str("</table></body></html>\n");
+    h.push_str("</table>");
+    if !matrix.compositions.is_empty() {
+        h.push_str(
+            "<h2>Shared Cores that were refused</h2><p>Each refusing trial names the variants \
+             that it refused alone too: whose change it read. None: it refused only their \
+             combination, which is as honest a Core as each.</p>\
+             <table><tr><th>variants together</th><th>trials run</th><th>trials that refused it, and what they read</th><th>time</th></tr>",
+        );
+        for c in &matrix.compositions {
+            let _ = write!(
+                h,
+                "<tr class=\"survived\"><td><code>{}</code><br>REFUSED<br><code>{}</code></td><td>{}</td><td><ul>",
+                esc(&c.variants.join(",")),
+                esc(&c.reproduce),
+                c.trials_run
+            );
+            for b in &c.not_passed {
+                let _ = write!(
+                    h,
+                    "<li><code>{}</code>: {} <strong>read: {}</strong></li>",
+                    esc(&b.cell.trial),
+                    esc(&b.cell.message),
+                    esc(&read(&b.read))
+                );
+            }
+            let _ = write!(h, "</ul></td><td>{} s</td></tr>", c.duration_ms / 1000);
+        }
+        h.push_str("</table>");
+    }
+    h.push_str("</body></html>\n");
     for tag in ["</h1>", "</h2>", "</p>", "</table>", "</tr>", "</ul>"] {
         h = h.replace(tag, &format!("{tag}\n"));
     }
@@ -201,15 +245,50 @@ pub fn junit(matrix: &KillMatrix, secrets: &SecretRegistry) -> String {
         case.set_classname("grantgate.selftest.variants");
         case.set_time(Duration::from_millis(v.duration_ms));
         case.set_system_out(format!(
-            "reproduce: {}\nnot passed:\n{}",
+            "judged with: {}\nreproduce: {}\nnot passed:\n{}",
+            v.pass.join(","),
             v.reproduce,
             list(&v.not_passed)
         ));
         honest.add_test_case(case);
     }
+    for c in &matrix.compositions {
+        let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        s.set_message(format!(
+            "refused an honest Core of {} variants together: {} of {} trials did not pass",
+            c.variants.len(),
+            c.not_passed.len(),
+            c.trials_run
+        ));
+        s.set_type("refused honest variants together");
+        let mut case = TestCase::new(c.variants.join(","), s);
+        case.set_classname("grantgate.selftest.variants");
+        case.set_time(Duration::from_millis(c.duration_ms));
+        let lines: String = (c.not_passed.iter())
+            .map(|b| {
+                format!(
+                    "{}: {} (read: {})\n",
+                    b.cell.trial,
+                    b.cell.message,
+                    read(&b.read)
+                )
+            })
+            .collect();
+        case.set_system_out(format!("reproduce: {}\nnot passed:\n{lines}", c.reproduce));
+        honest.add_test_case(case);
+    }
     junit.add_test_suite(honest);
     let xml = junit.to_string().expect("junit serialises");
     secrets.redact(&xml)
+}
+
+/// The members a refusing trial read, in words.
+fn read(members: &[String]) -> String {
+    if members.is_empty() {
+        "no variant alone, only their combination".to_owned()
+    } else {
+        members.join(", ")
+    }
 }
 
 fn list(cells: &[Cell]) -> String {
@@ -228,10 +307,18 @@ mod tests {
     fn survivors_are_highlighted_and_kills_are_listed() {
         let page = html(&example(), &SecretRegistry::new());
         assert!(
-            page.contains("Faults caught 1/3 (2 survived); honest variants passed 1/2"),
+            page.contains(
+                "Faults caught 1/3 (2 survived); honest variants passed 3/4 (in 4 Core passes)"
+            ),
             "{page}"
         );
         assert!(page.contains("<tr class=\"survived\" id=\"variant-pretty-json\">"));
+        assert!(
+            page.contains(
+                "<code>sqlite::b</code>: reads a CSS class <strong>read: pretty-json</strong>"
+            ),
+            "{page}"
+        );
         assert!(
             page.contains("<tr class=\"survived\" id=\"only-errored\">"),
             "{page}"

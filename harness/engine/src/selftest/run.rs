@@ -10,6 +10,11 @@
 //! a few trials: the self-test's cost grows with the number of faults, not
 //! faults × trials. `full` runs every trial of every pass instead: the row
 //! then shows every scenario that catches the fault, not just the first.
+//!
+//! The honest variants follow, packed into few Core passes (compatible ones
+//! share a Core, [`variants::groups`]): a composed pass that refuses reruns
+//! its members one by one, so the report still says whose change each
+//! refusing trial read.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -20,9 +25,9 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use super::faults::{FaultSpec, Program};
-use super::matrix::{FaultPass, KillMatrix, VariantRow, build};
+use super::matrix::{CompositionRow, FaultPass, KillMatrix, VariantRow, build, refusals};
 use super::render;
-use super::variants;
+use super::variants::{self, VariantSpec};
 use crate::binaries::Binaries;
 use crate::config::RunConfig;
 use crate::error::Result;
@@ -49,18 +54,28 @@ pub struct Outcome {
     pub secrets: SecretRegistry,
 }
 
+/// What a self-test runs besides the clean pass.
+pub struct Plan {
+    /// The faults, one pass each.
+    pub faults: Vec<FaultSpec>,
+    /// The honest variants (`variants::list`), packed into passes.
+    pub variants: Vec<VariantSpec>,
+    /// Every trial of every fault's pass, not only up to its first kill.
+    pub full: bool,
+}
+
 /// Runs the clean pass with `clean` (the default build, as `grantgate run`),
-/// then every fault of `faults` with the faults build, and builds the matrix.
-/// `None` when interrupted.
+/// then every fault and honest variant of `plan` with the faults build, and
+/// builds the matrix. `None` when interrupted.
 pub async fn run(
     clean: RunConfig,
     catalogue: &[Scenario],
     faults_bins: &Binaries,
-    faults: &[FaultSpec],
-    full: bool,
+    plan: &Plan,
     progress: &EventSink,
     cancel: &CancellationToken,
 ) -> Result<Option<Outcome>> {
+    let (faults, full) = (&plan.faults, plan.full);
     let started_at = now_rfc3339();
     let started = Instant::now();
     let secrets = SecretRegistry::new();
@@ -86,6 +101,7 @@ pub async fn run(
             .map(|r| r.name.clone())
             .collect(),
     );
+    let faults_started = Instant::now();
     let passes: Vec<Result<FaultPass>> = futures::stream::iter(faults)
         .map(|fault| {
             let config = fault_config(&clean, faults_bins, fault);
@@ -141,10 +157,24 @@ pub async fn run(
     }
     let mut passes = passes.into_iter().collect::<Result<Vec<_>>>()?;
     passes.sort_by_key(|p| faults.iter().position(|f| f.name == p.fault.name));
-    let variant_rows = honest_variants(&clean, catalogue, faults_bins, &secrets, cancel).await?;
+    let variants_started = Instant::now();
+    let (variant_rows, compositions) = honest_variants(
+        &clean,
+        catalogue,
+        faults_bins,
+        &plan.variants,
+        &secrets,
+        cancel,
+    )
+    .await?;
     if cancel.is_cancelled() {
         return Ok(None);
     }
+    println!(
+        "selftest: faults {} s, honest variants {} s",
+        (variants_started - faults_started).as_secs(),
+        variants_started.elapsed().as_secs()
+    );
     let mut matrix = build(
         &started_at,
         started.elapsed().as_millis() as u64,
@@ -152,6 +182,7 @@ pub async fn run(
         &passes,
     );
     matrix.variants = variant_rows;
+    matrix.compositions = compositions;
     Ok(Some(Outcome {
         matrix,
         clean: clean_report,
@@ -159,40 +190,84 @@ pub async fn run(
     }))
 }
 
-/// Runs the whole catalogue against each honest variant of the faults
-/// build's Core, one pass at a time with `jobs` stacks; every trial must
-/// pass.
+/// Runs the whole catalogue against the honest variants of the faults
+/// build's Core, compatible ones together, one pass at a time with `jobs`
+/// stacks; every trial must pass. A composed pass that refuses is rerun
+/// member by member; its row then names whose change each refusing trial
+/// read. Returns one row per variant (listing order) and the composed
+/// passes that refused.
 async fn honest_variants(
     clean: &RunConfig,
     catalogue: &[Scenario],
     bins: &Binaries,
+    specs: &[VariantSpec],
     secrets: &SecretRegistry,
     cancel: &CancellationToken,
-) -> Result<Vec<VariantRow>> {
-    let names = variants::list(&bins.core)?;
-    let rows: Vec<Result<VariantRow>> = futures::stream::iter(&names)
-        .map(|name| async move {
-            let engine = Engine::prepare(variants::config(clean, bins, name)).await?;
-            let trials = engine.trials(catalogue);
-            let report = engine.run(trials, &discard(), cancel).await;
-            secrets.absorb(engine.secrets());
-            engine.shutdown().await;
-            let row = VariantRow::of(name, &report);
-            let refused: Vec<&str> = row.not_passed.iter().map(|c| c.trial.as_str()).collect();
+) -> Result<(Vec<VariantRow>, Vec<CompositionRow>)> {
+    let groups = variants::groups(specs);
+    println!(
+        "selftest: {} honest variant(s) in {} Core pass(es)",
+        specs.len(),
+        groups.len()
+    );
+    let pass = |names: Vec<String>| async move {
+        let engine = Engine::prepare(variants::config(clean, bins, &names)).await?;
+        let trials = engine.trials(catalogue);
+        let report = engine.run(trials, &discard(), cancel).await;
+        secrets.absorb(engine.secrets());
+        engine.shutdown().await;
+        let refused = refusals(&report);
+        let trials: Vec<&str> = refused.iter().map(|c| c.trial.as_str()).collect();
+        println!(
+            "selftest: honest variant {:<26} {} of {} trials passed ({} s) {}",
+            names.join(","),
+            report.results.len() - refused.len(),
+            report.results.len(),
+            report.duration_ms / 1000,
+            trials.join(" ")
+        );
+        Ok::<_, crate::error::HarnessError>(report)
+    };
+    let mut rows = Vec::new();
+    let mut compositions = Vec::new();
+    for group in groups {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let report = pass(group.clone()).await?;
+        if group.len() == 1 || refusals(&report).is_empty() {
+            rows.extend(group.iter().map(|n| VariantRow::of(n, &group, &report)));
+            continue;
+        }
+        println!(
+            "selftest: the pass of {} refused the Core: each of them alone now, to name whose \
+             change the refusing trials read",
+            group.join(",")
+        );
+        let mut alone = Vec::new();
+        for name in &group {
+            let one = vec![name.clone()];
+            let report = pass(one.clone()).await?;
+            alone.push(VariantRow::of(name, &one, &report));
+        }
+        let composition = CompositionRow::of(&group, &report, &alone);
+        for b in &composition.not_passed {
             println!(
-                "selftest: honest variant {:<26} {} of {} trials passed ({} s) {}",
-                name,
-                row.trials_run - row.not_passed.len(),
-                row.trials_run,
-                report.duration_ms / 1000,
-                refused.join(" ")
+                "selftest: composed {} refused by {}: read {}",
+                group.join(","),
+                b.cell.trial,
+                if b.read.is_empty() {
+                    "no member alone: only their combination".to_owned()
+                } else {
+                    b.read.join(", ")
+                }
             );
-            Ok(row)
-        })
-        .buffer_unordered(1)
-        .collect()
-        .await;
-    rows.into_iter().collect()
+        }
+        compositions.push(composition);
+        rows.extend(alone);
+    }
+    rows.sort_by_key(|r| specs.iter().position(|s| s.name == r.name));
+    Ok((rows, compositions))
 }
 
 /// An event sink that cancels `stop` when a trial fails that passed in the

@@ -9,7 +9,10 @@
 //! trial must pass against each.
 //!
 //! As with faults, the list comes from the binary (`refcore
-//! --list-variants`), so a new variant is run without being registered here.
+//! --list-variants`), so a new variant is run without being registered here,
+//! and so do the conflicts between variants. Compatible variants share one
+//! Core (`CORE_VARIANT=a,b,c`): [`groups`] packs them into as few catalogue
+//! passes as the conflicts allow, since each pass costs a whole catalogue.
 
 use std::path::Path;
 use std::process::Command;
@@ -23,8 +26,17 @@ pub const ENV: &str = "CORE_VARIANT";
 /// The flag refcore answers with its variants, one per line.
 pub const LIST_FLAG: &str = "--list-variants";
 
-/// The variants of the Core binary `bin`.
-pub fn list(bin: &Path) -> Result<Vec<String>> {
+/// One honest variant as the Core lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariantSpec {
+    /// Its `CORE_VARIANT` name.
+    pub name: String,
+    /// The variants it cannot share a Core with.
+    pub conflicts: Vec<String>,
+}
+
+/// The variants of the Core binary `bin`, in its listing order.
+pub fn list(bin: &Path) -> Result<Vec<VariantSpec>> {
     let out = Command::new(bin)
         .arg(LIST_FLAG)
         .env_remove(ENV)
@@ -40,28 +52,87 @@ pub fn list(bin: &Path) -> Result<Vec<String>> {
             crate::binaries::FAULTS_BUILD_COMMAND
         )));
     }
-    Ok(String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect())
+    Ok(parse_listing(&String::from_utf8_lossy(&out.stdout)))
 }
 
-/// One variant's run: the faults build of the Core with the variant set,
-/// the default adapter, the first selected backend, all the run's stacks
-/// (variants run one at a time: within one pass a trial waiting out a clock
-/// lends its slot to the next, which two passes of one stack each cannot).
-pub fn config(clean: &RunConfig, bins: &Binaries, variant: &str) -> RunConfig {
+/// Parses `--list-variants`: `name<TAB>conflicting,names` per line (a line
+/// with no tab: no conflicts).
+pub fn parse_listing(text: &str) -> Vec<VariantSpec> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let (name, conflicts) = line.split_once('\t').unwrap_or((line, ""));
+            VariantSpec {
+                name: name.trim().to_owned(),
+                conflicts: conflicts
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// The variants packed into Core passes: each in the first group where it
+/// conflicts with no member (either side may declare it), in listing order,
+/// so the same listing always gives the same groups.
+pub fn groups(variants: &[VariantSpec]) -> Vec<Vec<String>> {
+    let clash = |a: &str, b: &str| {
+        variants.iter().any(|v| {
+            (v.name == a && v.conflicts.iter().any(|c| c == b))
+                || (v.name == b && v.conflicts.iter().any(|c| c == a))
+        })
+    };
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for v in variants {
+        match groups
+            .iter_mut()
+            .find(|g| g.iter().all(|m| !clash(m, &v.name)))
+        {
+            Some(group) => group.push(v.name.clone()),
+            None => groups.push(vec![v.name.clone()]),
+        }
+    }
+    groups
+}
+
+/// One Core pass: the faults build of the Core with `variants` set
+/// (joined by commas), the default adapter, the first selected backend, all
+/// the run's stacks (passes run one at a time: within one pass a trial
+/// waiting out a clock lends its slot to the next, which two passes of one
+/// stack each cannot).
+pub fn config(clean: &RunConfig, bins: &Binaries, variants: &[String]) -> RunConfig {
     RunConfig {
         backends: clean.backends.iter().take(1).copied().collect(),
         core_bin: Some(bins.core.clone()),
         keep: false,
         core_env: [
             clean.core_env.clone(),
-            vec![(ENV.to_owned(), variant.to_owned())],
+            vec![(ENV.to_owned(), variants.join(","))],
         ]
         .concat(),
         ..clean.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compatible_variants_share_a_pass_and_conflicting_ones_do_not() {
+        // `c` conflicts with `a` (declared on one side only), `d` with
+        // everything, `e` with nothing.
+        let listing = "a\t\nb\nc\ta, d\nd\ta,b,c,e\n\ne\t\n";
+        let specs = parse_listing(listing);
+        assert_eq!(specs[2].name, "c");
+        assert_eq!(specs[2].conflicts, ["a", "d"]);
+        assert_eq!(
+            groups(&specs),
+            [vec!["a", "b", "e"], vec!["c"], vec!["d"]],
+            "greedy, in listing order"
+        );
     }
 }

@@ -31,6 +31,7 @@ pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a Core process may take to print its listening line, and then
 /// again to answer `/api/healthz` with 200: an honest Core takes well under
 /// a second; a Core that never does costs each trial this, not a minute.
+/// The default of [`crate::limits::launch_step_timeout`].
 pub const LAUNCH_STEP_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What runs a stack's Core.

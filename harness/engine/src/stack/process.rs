@@ -8,10 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::handle::CoreRun;
-use super::{
-    AdminCredential, Backend, BoxFuture, DatabaseProvider, LAUNCH_STEP_TIMEOUT, Runtime, Stack,
-    StackSpec,
-};
+use super::{AdminCredential, Backend, BoxFuture, DatabaseProvider, Runtime, Stack, StackSpec};
 use crate::child::{ManagedChild, SharedLog, tail};
 use crate::error::{HarnessError, Result};
 use crate::secrets::SecretRegistry;
@@ -90,7 +87,7 @@ impl ProcessRuntime {
             dir.path(),
         )?;
         let base_url = core
-            .wait_for_line("core listening on", LAUNCH_STEP_TIMEOUT)
+            .wait_for_line("core listening on", crate::limits::launch_step_timeout())
             .await
             .map_err(|e| HarnessError::LaunchContract(e.to_string()))?
             .trim_end_matches('/')
@@ -99,7 +96,7 @@ impl ProcessRuntime {
         // connections (or whatever took its port) that follow.
         let (exited, log) = (core.exited(), core.log());
         tokio::select! {
-            healthy = wait_healthy(&base_url, &log, LAUNCH_STEP_TIMEOUT) => {
+            healthy = wait_healthy(&base_url, &log, crate::limits::launch_step_timeout()) => {
                 healthy.map_err(|e| HarnessError::LaunchContract(e.to_string()))?;
             }
             status = exited => {
