@@ -182,6 +182,24 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().position(|b| *b == needle)
 }
 
+/// The longest value registered as a secret (a cookie, a `_csrf` field, a
+/// token), as the Core sent it: honest ones are tens of bytes, a signed
+/// token a few hundred. A longer one is refused as the Core's failure
+/// ([`crate::error::SecretRefused`]): held, encoded three ways and matched
+/// in every report field, a 1 MiB `_csrf` made the harness grow by
+/// gigabytes.
+pub const SECRET_MAX_LEN: usize = 1024;
+
+/// Distinct values (encodings included) one trial may register; more is
+/// refused likewise. An honest trial registers a few hundred at most.
+pub const SECRETS_PER_TRIAL: usize = 4096;
+
+/// Bytes of secret values (encodings included) a whole run keeps for its
+/// redaction and the final scan of its report; a trial that would pass it
+/// is refused likewise. The honest catalogue on both backends keeps a few
+/// hundred KiB.
+pub const RUN_SECRET_BYTES: usize = 8 * 1024 * 1024;
+
 /// Bytes of exchanges a whole report keeps, across its trials. An honest
 /// run of the catalogue records about this much; when a Core makes the
 /// transcripts larger (junk in every answer, a loop of the harness kept

@@ -372,12 +372,33 @@ impl Engine {
             },
             v @ (Verdict::NotApplicable { .. } | Verdict::NotRun { .. }) => v,
         };
+        if let Some(refused) = journal.secrets().refused() {
+            left_out(&mut result, &refused);
+        }
         result.duration_ms = started.elapsed().as_millis() as u64;
         events(Event::TrialFinished {
             result: Box::new(result.clone()),
         });
         result
     }
+}
+
+/// A trial whose Core handed out a secret the registry refused: it fails
+/// with the refusal, and everything recorded in it (which may hold that
+/// value, unredacted) is left out of the report, its first failure's
+/// message included.
+fn left_out(result: &mut ScenarioResult, refused: &crate::error::SecretRefused) {
+    result.verdict = Verdict::Failed {
+        message: format!(
+            "{refused}; this trial's transcript, logs and observations are left out of the \
+             report, which must hold no secret the harness could not redact"
+        ),
+    };
+    result.steps.clear();
+    result.observations.clear();
+    result.pictures.clear();
+    result.core_log.clear();
+    result.adapter_logs.clear();
 }
 
 /// The verdict's message of a trial ended by SIGINT or SIGTERM.
