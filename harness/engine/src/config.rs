@@ -67,6 +67,10 @@ pub struct RunConfig {
     /// Stop the run with "Core unusable" after this many trials in a row
     /// whose stack did not start (`--unusable-after`).
     pub unusable_after: usize,
+    /// Stop the run with "Core stopped answering" after this many trials
+    /// failed because a request got no complete answer
+    /// (`--unanswered-after`).
+    pub unanswered_after: usize,
 }
 
 /// The default `--trial-timeout`: far above any honest trial (the slowest
@@ -76,6 +80,12 @@ pub const DEFAULT_TRIAL_TIMEOUT: std::time::Duration = std::time::Duration::from
 /// The default `--unusable-after`: enough stacks in a row that one unlucky
 /// start is not taken for a broken Core.
 pub const DEFAULT_UNUSABLE_AFTER: usize = 5;
+
+/// The default `--unanswered-after`: an honest Core answers every request,
+/// so a few trials without an answer say the Core has stopped answering;
+/// each costs up to an exchange timeout (30 s), so more would take a run
+/// past minutes for nothing.
+pub const DEFAULT_UNANSWERED_AFTER: usize = 5;
 
 impl RunConfig {
     /// A builder starting from the defaults: both backends, no filter, one
@@ -105,6 +115,7 @@ impl RunConfig {
                 trial_timeout: DEFAULT_TRIAL_TIMEOUT,
                 max_fail: None,
                 unusable_after: DEFAULT_UNUSABLE_AFTER,
+                unanswered_after: DEFAULT_UNANSWERED_AFTER,
             },
         }
     }
@@ -269,6 +280,12 @@ impl RunConfigBuilder {
     /// `--unusable-after K` (at least one).
     pub fn unusable_after(mut self, k: usize) -> Self {
         self.config.unusable_after = k.max(1);
+        self
+    }
+
+    /// `--unanswered-after K` (at least one).
+    pub fn unanswered_after(mut self, k: usize) -> Self {
+        self.config.unanswered_after = k.max(1);
         self
     }
 

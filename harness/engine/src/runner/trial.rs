@@ -103,6 +103,7 @@ impl Engine {
             pictures: Vec::new(),
             comparison: None,
             phases: None,
+            unanswered: false,
         };
         // A fixture snapshot spares the trial making its fixtures; a
         // scenario that needs a pristine Core makes them itself.
@@ -266,6 +267,8 @@ impl Engine {
             Ended::Joined(joined) => Some(joined),
             Ended::Interrupted => None,
             Ended::Deadline => {
+                // Whatever it waited for never came.
+                journal.unanswered();
                 result.verdict = Verdict::Failed {
                     message: format!(
                         "the trial deadline ({} s, --trial-timeout) passed in step `{}`; {}",
@@ -372,6 +375,7 @@ impl Engine {
             },
             v @ (Verdict::NotApplicable { .. } | Verdict::NotRun { .. }) => v,
         };
+        result.unanswered = journal.was_unanswered();
         if let Some(refused) = journal.secrets().refused() {
             left_out(&mut result, &refused);
         }
