@@ -58,6 +58,13 @@ pub const HTML_LIMIT: usize = 4 * 1024 * 1024;
 /// contract's pages nest a dozen deep, a variant's extra wrappers a few more.
 pub const HTML_DEPTH: usize = 512;
 
+/// How long a Core has to stop after SIGTERM before it is killed (spec §5:
+/// a Core "stops cleanly on SIGTERM"; an honest one takes milliseconds).
+/// The first stack of a run that does not fails its trial; later stacks of
+/// that run are killed at once, so a Core that ignores SIGTERM does not
+/// make every trial wait this out.
+pub const SIGTERM_GRACE: Duration = Duration::from_secs(5);
+
 /// The longest one HTML parse may take (off the async workers).
 pub const HTML_PARSE_TIMEOUT: Duration = Duration::from_secs(10);
 

@@ -48,6 +48,9 @@ pub struct Engine {
     pub(super) run_start: std::sync::OnceLock<Instant>,
     /// The run's chromedriver (`--browser chromium`).
     pub(super) browser: Option<Arc<crate::browser::Driver>>,
+    /// Set when a stack's Core did not stop within its SIGTERM grace: that
+    /// trial failed for it, and later stacks are killed at once.
+    pub(super) sigterm_ignored: std::sync::atomic::AtomicBool,
 }
 
 impl Engine {
@@ -138,6 +141,7 @@ impl Engine {
             kept_any_postgres: Default::default(),
             run_start: Default::default(),
             browser,
+            sigterm_ignored: Default::default(),
         })
     }
 

@@ -19,6 +19,7 @@ use crate::ctx::Ctx;
 use crate::error::HarnessError;
 use crate::fixtures::Fixture;
 use crate::journal::Journal;
+use crate::limits::SIGTERM_GRACE;
 use crate::report::model::{Phases, ScenarioResult};
 use crate::stack::{Backend, StackSpec};
 use crate::vocab::{Abort, Verdict};
@@ -341,11 +342,50 @@ impl Engine {
                 how: kept.to_string(),
             });
         } else {
-            stack.teardown().await;
+            self.stop_stack(stack, &mut result, cancel).await;
         }
         phases.teardown_ms = lap.next();
         result.phases = Some(phases);
         self.finish(result, journal, started, events)
+    }
+
+    /// Tears `stack` down, checking once per run that its Core stops on
+    /// SIGTERM (spec §5): the first stack that is not gone within
+    /// [`SIGTERM_GRACE`] fails its trial with the time; later stacks of the
+    /// run are killed at once rather than each waiting the grace out.
+    async fn stop_stack(
+        &self,
+        stack: crate::stack::Stack,
+        result: &mut ScenarioResult,
+        cancel: &CancellationToken,
+    ) {
+        use std::sync::atomic::Ordering::SeqCst;
+        let grace = match self.sigterm_ignored.load(SeqCst) {
+            true => std::time::Duration::ZERO,
+            false => SIGTERM_GRACE,
+        };
+        let clean = stack.teardown(grace).await;
+        if clean
+            || grace.is_zero()
+            || cancel.is_cancelled()
+            || self.sigterm_ignored.swap(true, SeqCst)
+        {
+            return;
+        }
+        let broken = format!(
+            "the Core did not stop within {} s of SIGTERM and was killed (spec §5: a Core \
+             stops cleanly on SIGTERM); later stacks of this run are killed at once",
+            grace.as_secs()
+        );
+        result.verdict = match std::mem::replace(&mut result.verdict, Verdict::Passed) {
+            Verdict::Failed { message } => Verdict::Failed {
+                message: format!("{message}; and {broken}"),
+            },
+            Verdict::Errored { message } => Verdict::Errored {
+                message: format!("{message}; and {broken}"),
+            },
+            _ => Verdict::Failed { message: broken },
+        };
     }
 
     /// Milliseconds from the run's start to `instant`.
