@@ -118,7 +118,15 @@ impl Stack {
     /// within `grace` (a container's engine keeps its own grace: true).
     pub async fn teardown(mut self, grace: Duration) -> bool {
         let clean = match &mut self.core {
-            CoreRun::Process(child) => child.stop(grace).await,
+            CoreRun::Process(child) => {
+                let clean = child.stop(grace).await;
+                if let Some(dir) = &self.dir {
+                    let url = self.database.as_ref().map(|d| d.url.clone());
+                    super::process::end_left_behind(dir.path().to_owned(), url.unwrap_or_default())
+                        .await;
+                }
+                clean
+            }
             CoreRun::Containers(stack) => {
                 stack.teardown().await;
                 true
