@@ -207,8 +207,14 @@ async fn sent(
         }
         let mut bytes = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(no_answer)? {
-            if bytes.len() + chunk.len() > limit {
+            let len = bytes.len() + chunk.len();
+            if len > limit {
                 return Err((too_large(), false, false));
+            }
+            // Grown by doubling, but never past the limit: a body read up
+            // to it costs the limit, not twice it.
+            if len > bytes.capacity() {
+                bytes.reserve_exact((bytes.capacity() * 2).clamp(len, limit) - bytes.len());
             }
             bytes.extend_from_slice(&chunk);
         }
