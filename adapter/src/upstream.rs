@@ -235,7 +235,11 @@ impl Upstream {
         tracing::info!(%method, %path, status = status.as_u16(), elapsed_ms = started.elapsed().as_millis() as u64, "upstream answered");
         if let Some((_, code, message)) = NATIVE.iter().find(|(s, _, _)| *s == status.as_u16()) {
             if fault!(AdapterEchoesUpstreamBody) {
-                let text = response.text().await.unwrap_or_default();
+                // Even a faulty adapter reads no more than its limit.
+                let body = read_body(response, MAX_BODY_BYTES)
+                    .await
+                    .unwrap_or_default();
+                let text = String::from_utf8_lossy(&body);
                 return Err(ToolError::new(
                     *code,
                     Some(status.as_u16()),

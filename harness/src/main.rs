@@ -14,8 +14,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use grantgate_engine::actors::http::EXCHANGE_TIMEOUT;
 use grantgate_engine::config::{
-    DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, DEFAULT_TRIAL_TIMEOUT, DEFAULT_UNUSABLE_AFTER,
-    RunConfig, RunConfigBuilder, default_jobs, parse_env_pair,
+    DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, DEFAULT_TRIAL_TIMEOUT, DEFAULT_UNANSWERED_AFTER,
+    DEFAULT_UNUSABLE_AFTER, RunConfig, RunConfigBuilder, default_jobs, parse_env_pair,
 };
 use grantgate_engine::error::HarnessError;
 use grantgate_engine::report::invocation::Gate;
@@ -236,6 +236,11 @@ struct Bounds {
     /// never start; keep the default).
     #[arg(long, value_name = "SECS", default_value_t = LAUNCH_STEP_TIMEOUT.as_secs())]
     launch_step_timeout: u64,
+    /// Stop the run as "Core stopped answering" after K trials failed
+    /// because a request got no complete answer (none, a timeout, or not
+    /// HTTP); the trials not started are not run.
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_UNANSWERED_AFTER)]
+    unanswered_after: usize,
 }
 
 impl Bounds {
@@ -252,6 +257,7 @@ impl Bounds {
             .trial_timeout(std::time::Duration::from_secs(self.trial_timeout))
             .max_fail(self.max_fail)
             .unusable_after(self.unusable_after)
+            .unanswered_after(self.unanswered_after)
     }
 }
 

@@ -44,9 +44,10 @@ async fn main() -> anyhow::Result<()> {
     refcore::hostile::init(hostile.as_deref()).context("refcore hostile mode")?;
     let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    let heed_term = !refcore::hostile::ignores_sigterm();
     let stop = async move {
         tokio::select! {
-            _ = term.recv() => {}
+            _ = term.recv(), if heed_term => {}
             _ = int.recv() => {}
         }
     };

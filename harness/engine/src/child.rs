@@ -273,15 +273,18 @@ impl ManagedChild {
         }
     }
 
-    /// Stops the child: SIGTERM to its group, then SIGKILL after `grace`.
-    pub async fn stop(&mut self, grace: Duration) {
+    /// Stops the child: SIGTERM to its group, then SIGKILL after `grace`
+    /// (at once for a zero grace). Returns whether it exited within
+    /// `grace` (true for a child stopped already).
+    pub async fn stop(&mut self, grace: Duration) -> bool {
         if !std::mem::replace(&mut self.owned, false) {
-            return;
+            return true;
         }
         if let Some(pid) = self.pid {
             let _ = killpg(Pid::from_raw(pid), Signal::SIGTERM);
         }
-        if tokio::time::timeout(grace, self.exited()).await.is_err() {
+        let clean = tokio::time::timeout(grace, self.exited()).await.is_ok();
+        if !clean {
             if let Some(pid) = self.pid {
                 let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
             }
@@ -293,6 +296,7 @@ impl ManagedChild {
             let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
             crate::lifeline::disown_group(pid);
         }
+        clean
     }
 
     /// Lets the child run on after the harness exits (`--keep`).
@@ -440,6 +444,29 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert!(!alive(pid), "grandchild {pid} survived");
+    }
+
+    #[tokio::test]
+    async fn stop_says_whether_the_child_heeded_sigterm_within_its_grace() {
+        let grace = Duration::from_millis(500);
+        let mut heeds = sh("echo ready; exec sleep 60", &[]);
+        heeds
+            .wait_for_line("ready", Duration::from_secs(10))
+            .await
+            .unwrap();
+        assert!(heeds.stop(grace).await, "sleep ends on SIGTERM");
+        let mut ignores = sh("trap '' TERM; echo ready; exec sleep 60", &[]);
+        ignores
+            .wait_for_line("ready", Duration::from_secs(10))
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        assert!(!ignores.stop(grace).await, "SIGTERM ignored");
+        assert!(started.elapsed() >= grace);
+        let status = tokio::time::timeout(Duration::from_secs(5), ignores.exited())
+            .await
+            .expect("killed after its grace");
+        assert!(status.contains("SIGKILL"), "{status}");
     }
 
     /// The exit is seen even while a process the child left behind holds

@@ -70,6 +70,10 @@ pub struct RunConfig {
     /// Known failures (`--expected-failures`): the finished run is judged
     /// against them before its report is handed out.
     pub baseline: Option<crate::baseline::Baseline>,
+    /// Stop the run with "Core stopped answering" after this many trials
+    /// failed because a request got no complete answer
+    /// (`--unanswered-after`).
+    pub unanswered_after: usize,
 }
 
 /// The default `--trial-timeout`: far above any honest trial (the slowest
@@ -79,6 +83,12 @@ pub const DEFAULT_TRIAL_TIMEOUT: std::time::Duration = std::time::Duration::from
 /// The default `--unusable-after`: enough stacks in a row that one unlucky
 /// start is not taken for a broken Core.
 pub const DEFAULT_UNUSABLE_AFTER: usize = 5;
+
+/// The default `--unanswered-after`: an honest Core answers every request,
+/// so a few trials without an answer say the Core has stopped answering;
+/// each costs up to an exchange timeout (30 s), so more would take a run
+/// past minutes for nothing.
+pub const DEFAULT_UNANSWERED_AFTER: usize = 5;
 
 impl RunConfig {
     /// A builder starting from the defaults: both backends, no filter, one
@@ -109,6 +119,7 @@ impl RunConfig {
                 max_fail: None,
                 unusable_after: DEFAULT_UNUSABLE_AFTER,
                 baseline: None,
+                unanswered_after: DEFAULT_UNANSWERED_AFTER,
             },
         }
     }
@@ -273,6 +284,12 @@ impl RunConfigBuilder {
     /// `--unusable-after K` (at least one).
     pub fn unusable_after(mut self, k: usize) -> Self {
         self.config.unusable_after = k.max(1);
+        self
+    }
+
+    /// `--unanswered-after K` (at least one).
+    pub fn unanswered_after(mut self, k: usize) -> Self {
+        self.config.unanswered_after = k.max(1);
         self
     }
 

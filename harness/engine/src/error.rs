@@ -112,5 +112,41 @@ impl HarnessError {
     }
 }
 
+/// Why the secret registry refused a value: a Core that hands out secrets
+/// (cookies, `_csrf` fields, tokens) past these caps broke the contract in
+/// a way the harness cannot redact. Says how long, never what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SecretRefused {
+    /// One value is longer than [`crate::limits::SECRET_MAX_LEN`].
+    #[error(
+        "the Core handed out a secret (a cookie, a `_csrf` field or a token) of {len} bytes, \
+         over the harness's cap of {max} bytes per secret (SECRET_MAX_LEN)"
+    )]
+    TooLong {
+        /// The value's length.
+        len: usize,
+        /// The cap.
+        max: usize,
+    },
+    /// One trial registered more than [`crate::limits::SECRETS_PER_TRIAL`].
+    #[error(
+        "the Core handed out more than {max} distinct secrets (cookies, `_csrf` fields, tokens, \
+         with their encodings) in one trial, the harness's cap (SECRETS_PER_TRIAL)"
+    )]
+    TooMany {
+        /// The cap.
+        max: usize,
+    },
+    /// The run's values passed [`crate::limits::RUN_SECRET_BYTES`].
+    #[error(
+        "the secrets the Core handed out in this run passed the harness's budget of {max} bytes \
+         (RUN_SECRET_BYTES)"
+    )]
+    RunBudget {
+        /// The budget.
+        max: usize,
+    },
+}
+
 /// The engine's result type.
 pub type Result<T, E = HarnessError> = std::result::Result<T, E>;

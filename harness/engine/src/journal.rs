@@ -50,6 +50,8 @@ pub struct Journal {
     waited_ms: Arc<AtomicU64>,
     body_bytes: Arc<AtomicU64>,
     exchanges: Arc<AtomicU64>,
+    /// Whether a request got no complete answer (see [`Journal::unanswered`]).
+    unanswered: Arc<std::sync::atomic::AtomicBool>,
     pictures: Arc<Mutex<Vec<Picture>>>,
     secrets: SecretRegistry,
     in_flight: Arc<tokio::sync::Semaphore>,
@@ -72,6 +74,7 @@ impl Journal {
             waited_ms: Arc::default(),
             body_bytes: Arc::default(),
             exchanges: Arc::default(),
+            unanswered: Arc::default(),
             pictures: Arc::default(),
             secrets,
             in_flight: Arc::new(tokio::sync::Semaphore::new(
@@ -132,6 +135,19 @@ impl Journal {
     /// The registry this journal redacts through.
     pub fn secrets(&self) -> &SecretRegistry {
         &self.secrets
+    }
+
+    /// Marks that a request got no complete answer: none, none in time, or
+    /// one that is not HTTP. A trial that fails so counts toward the run's
+    /// `--unanswered-after` stop; an answer that merely breaks the contract
+    /// (a wrong status, a body over the limit) does not.
+    pub fn unanswered(&self) {
+        self.unanswered.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`Journal::unanswered`] was marked.
+    pub fn was_unanswered(&self) -> bool {
+        self.unanswered.load(Ordering::Relaxed)
     }
 
     /// Counts `d` as waited out for a clock (the report's `waited_ms`).

@@ -15,11 +15,14 @@
 //! with it calls [`let_children_outlive`] and its children are not tied.
 //!
 //! A Core's own helpers are in its process group, which teardown kills; one
-//! that left the group (`setsid`) is caught another way: the harness is a
-//! child subreaper ([`adopt_orphans`]), so a process orphaned by a dying Core
-//! becomes the harness's child, and [`end_orphans`] kills every child of the
-//! harness no teardown accounts for. [`end_groups`] kills every live group
-//! at once, for an interrupt that cannot wait for teardowns.
+//! that left the group (`setsid`, a daemon) is caught another way: the
+//! harness is a child subreaper ([`adopt_orphans`]), so a process orphaned
+//! by a dying Core becomes the harness's child. Teardown ends what still
+//! names its stack ([`end_naming`]), and at the end [`end_orphans`] kills
+//! every child of the harness no teardown accounted for. Both go round
+//! until nothing is left: a killed daemon's own children come back to the
+//! harness in turn. Both reap what they kill. [`end_groups`] kills every
+//! live group at once, for an interrupt that cannot wait for teardowns.
 
 use std::io;
 use std::os::unix::process::CommandExt;
@@ -65,15 +68,82 @@ pub fn adopt_orphans() {
     }
 }
 
+/// Rounds of killing a sweep goes: each round's killed processes hand their
+/// children to the harness for the next; a process tree deeper than this
+/// is not a Core's.
+const SWEEP_ROUNDS: usize = 20;
+
+/// SIGKILLs, round after round until none is left, every process that
+/// names one of `dirs` (its working directory under one, or one in its
+/// command line or environment) or one of `more`, and reaps those that are
+/// the harness's: what a Core left running outside its process group (a
+/// daemon) is ended with its stack. Returns their pids.
+pub fn end_naming(dirs: &[std::path::PathBuf], more: &[&str]) -> Vec<i32> {
+    if !children_are_tied() {
+        return Vec::new();
+    }
+    sweep_rounds(|| crate::sweep::processes_naming_any(dirs, more))
+}
+
+/// Kills what `find` finds, reaps it, and looks again, for
+/// [`SWEEP_ROUNDS`] at most.
+fn sweep_rounds(find: impl Fn() -> Vec<i32>) -> Vec<i32> {
+    let mut ended: Vec<i32> = Vec::new();
+    for _ in 0..SWEEP_ROUNDS {
+        let found: Vec<i32> = find()
+            .into_iter()
+            .filter(|p| crate::sweep::alive(*p))
+            .collect();
+        if found.is_empty() {
+            break;
+        }
+        for pid in &found {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(*pid), Signal::SIGKILL);
+        }
+        // Let them die, then reap those that were ours (an adopted
+        // process that is not ours to reap is its parent's business).
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        for pid in &found {
+            reap(*pid);
+        }
+        ended.extend(found);
+    }
+    ended
+}
+
+/// Collects `pid`'s exit status if it is a dead child of the harness.
+fn reap(pid: i32) {
+    use nix::sys::wait::{WaitPidFlag, waitpid};
+    let _ = waitpid(nix::unistd::Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
+}
+
 /// SIGKILLs every child of the harness but `spared` (pids of children it
-/// still needs, such as the PostgreSQL server): at the end of a run, all
-/// that is left are orphans adopted from dead Cores. Returns their pids.
+/// still needs, such as the PostgreSQL server), and their children in turn
+/// as they come back to the harness, reaping each: at the end of a run,
+/// all that is left are orphans adopted from dead Cores. Returns their
+/// pids.
 pub fn end_orphans(spared: &[i32]) -> Vec<i32> {
     if !children_are_tied() {
         return Vec::new();
     }
+    let ended = sweep_rounds(|| children(spared));
+    // Adopted processes that died on their own meanwhile: reaped too.
+    for pid in children_in_state(spared, |s| s == "Z") {
+        reap(pid);
+    }
+    ended
+}
+
+/// Live children of the harness but `spared`.
+fn children(spared: &[i32]) -> Vec<i32> {
+    children_in_state(spared, |s| s != "Z")
+}
+
+/// Children of the harness but `spared` whose state (`/proc/<pid>/stat`'s
+/// third field) `state` accepts.
+fn children_in_state(spared: &[i32], state: impl Fn(&str) -> bool) -> Vec<i32> {
     let me = std::process::id() as i32;
-    let mut ended = Vec::new();
+    let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Some(pid) = entry
             .file_name()
@@ -86,14 +156,13 @@ pub fn end_orphans(spared: &[i32]) -> Vec<i32> {
         let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
         let after_name = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
         let mut fields = after_name.split_whitespace();
-        let state = fields.next();
+        let st = fields.next();
         let ppid = fields.next().and_then(|p| p.parse::<i32>().ok());
-        if ppid == Some(me) && state != Some("Z") && !spared.contains(&pid) {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
-            ended.push(pid);
+        if ppid == Some(me) && st.is_some_and(&state) && !spared.contains(&pid) {
+            found.push(pid);
         }
     }
-    ended
+    found
 }
 
 /// A job for the lifeline thread: fork something, hand the result back.
@@ -181,6 +250,35 @@ mod tests {
     use super::*;
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
+
+    /// A daemon (double fork, `setsid`, out of its directory) and its own
+    /// children are found by what they inherited and ended, all of them.
+    #[test]
+    fn a_daemon_and_its_children_are_ended_by_what_they_name() {
+        let needle = format!("grantgate-test-daemon-{}", uuid::Uuid::new_v4().simple());
+        let status = Command::new("/bin/sh")
+            .args([
+                "-c",
+                "setsid /bin/sh -c 'cd /; sleep 60 & sleep 60 & wait' </dev/null >/dev/null 2>&1 &",
+            ])
+            .env("STACK_MARK", &needle)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let naming = || crate::sweep::processes_naming_any(&[], &[needle.as_str()]);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while naming().len() < 3 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(naming().len(), 3, "the daemon and its two children");
+        let ended = end_naming(&[], &[needle.as_str()]);
+        assert_eq!(ended.len(), 3, "{ended:?}");
+        let left: Vec<i32> = naming()
+            .into_iter()
+            .filter(|p| crate::sweep::alive(*p))
+            .collect();
+        assert!(left.is_empty(), "left running: {left:?}");
+    }
 
     /// A child forked through the lifeline survives the thread that asked
     /// for it: the signal follows the lifeline thread, not the caller.

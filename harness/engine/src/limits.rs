@@ -92,6 +92,13 @@ pub const HTML_LIMIT: usize = 4 * 1024 * 1024;
 /// contract's pages nest a dozen deep, a variant's extra wrappers a few more.
 pub const HTML_DEPTH: usize = 512;
 
+/// How long a Core has to stop after SIGTERM before it is killed (spec §5:
+/// a Core "stops cleanly on SIGTERM"; an honest one takes milliseconds).
+/// The first stack of a run that does not fails its trial; later stacks of
+/// that run are killed at once, so a Core that ignores SIGTERM does not
+/// make every trial wait this out.
+pub const SIGTERM_GRACE: Duration = Duration::from_secs(5);
+
 /// The longest one HTML parse may take (off the async workers).
 pub const HTML_PARSE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -215,6 +222,24 @@ pub fn html_depth(html: &str) -> usize {
 fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().position(|b| *b == needle)
 }
+
+/// The longest value registered as a secret (a cookie, a `_csrf` field, a
+/// token), as the Core sent it: honest ones are tens of bytes, a signed
+/// token a few hundred. A longer one is refused as the Core's failure
+/// ([`crate::error::SecretRefused`]): held, encoded three ways and matched
+/// in every report field, a 1 MiB `_csrf` made the harness grow by
+/// gigabytes.
+pub const SECRET_MAX_LEN: usize = 1024;
+
+/// Distinct values (encodings included) one trial may register; more is
+/// refused likewise. An honest trial registers a few hundred at most.
+pub const SECRETS_PER_TRIAL: usize = 4096;
+
+/// Bytes of secret values (encodings included) a whole run keeps for its
+/// redaction and the final scan of its report; a trial that would pass it
+/// is refused likewise. The honest catalogue on both backends keeps a few
+/// hundred KiB.
+pub const RUN_SECRET_BYTES: usize = 8 * 1024 * 1024;
 
 /// Bytes of exchanges a whole report keeps, across its trials. An honest
 /// run of the catalogue records about this much; when a Core makes the

@@ -162,6 +162,12 @@ pub fn summary(report: &RunReport, color: bool) -> String {
         .results
         .iter()
         .filter(|r| r.verdict != Verdict::Passed && report.waiver(&r.name).is_none())
+        // The trials a stopped run did not start are counted in its reason.
+        .filter(|r| {
+            !r.verdict
+                .message()
+                .is_some_and(|m| m.starts_with(crate::runner::run::NOT_STARTED))
+        })
         .collect();
     if !not_passed.is_empty() {
         out.push_str(&format!("\n{} trial(s) did not pass:\n", not_passed.len()));

@@ -315,7 +315,9 @@ impl Forward {
             .expect("proxy log")
             .push((method.clone(), path.clone()));
         let (parts, incoming) = req.into_parts();
-        let body = match axum::body::to_bytes(Body::new(incoming), usize::MAX).await {
+        // An adapter's request is read up to the harness's body limit too.
+        let limit = crate::limits::body_limit();
+        let body = match axum::body::to_bytes(Body::new(incoming), limit).await {
             Ok(b) => b,
             Err(_) => return Err(Dropped),
         };
@@ -345,7 +347,25 @@ impl Forward {
             parts.uri = clamp_limit(&parts.uri, *width);
         }
         let (status, headers, body) = match self.send(parts, body).await {
-            Ok(answer) => answer,
+            Ok(Sent::Whole(status, headers, body)) => (status, headers, body),
+            // Over the limit: what was read goes on as it came, then the
+            // connection breaks off, as an answer cut short by its Core
+            // would (no fault applies to an answer the proxy never had).
+            Ok(Sent::Cut(status, headers, head)) => {
+                let shown = head.first().cloned().unwrap_or_default();
+                self.answered(index, status, &shown);
+                let mut builder = http::Response::builder().status(status);
+                for (name, value) in headers.iter() {
+                    if !is_hop_header(name.as_str()) {
+                        builder = builder.header(name, value);
+                    }
+                }
+                let over = std::io::Error::other("answer over the harness's body limit");
+                let cut = futures::stream::iter(head.into_iter().map(Ok).chain([Err(over)]));
+                return Ok(builder
+                    .body(Body::from_stream(cut))
+                    .unwrap_or_else(|_| http::Response::new(Body::empty())));
+            }
             Err(message) => {
                 return Ok(http::Response::builder()
                     .status(502)
@@ -477,7 +497,7 @@ impl Forward {
         &self,
         parts: http::request::Parts,
         body: Bytes,
-    ) -> std::result::Result<(u16, http::HeaderMap, Bytes), String> {
+    ) -> std::result::Result<Sent, String> {
         let path_and_query = parts
             .uri
             .path_and_query()
@@ -491,12 +511,38 @@ impl Forward {
                 out = out.header(name, value);
             }
         }
-        let resp = out.body(body).send().await.map_err(|e| e.to_string())?;
+        let mut resp = out.body(body).send().await.map_err(|e| e.to_string())?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
-        let body = resp.bytes().await.map_err(|e| e.to_string())?;
-        Ok((status, headers, body))
+        // Read while capped: a Core's endless answer costs the proxy its
+        // limit, not what the Core can send before the adapter gives up.
+        // Chunks are kept as they came (no buffer doubling as it grows).
+        let limit = crate::limits::body_limit();
+        let (mut chunks, mut read) = (Vec::new(), 0);
+        while let Some(chunk) = resp.chunk().await.map_err(|e| e.to_string())? {
+            let room = limit - read;
+            if chunk.len() > room {
+                chunks.push(chunk.slice(..room));
+                return Ok(Sent::Cut(status, headers, chunks));
+            }
+            read += chunk.len();
+            chunks.push(chunk);
+        }
+        let body = match chunks.len() {
+            1 => chunks.pop().unwrap_or_default(),
+            _ => chunks.concat().into(),
+        };
+        Ok(Sent::Whole(status, headers, body))
     }
+}
+
+/// The Core's answer as the proxy read it.
+enum Sent {
+    /// Status, headers and the whole body.
+    Whole(u16, http::HeaderMap, Bytes),
+    /// Status, headers and the body's first [`crate::limits::body_limit`]
+    /// bytes, in the chunks they came in: the rest was not read.
+    Cut(u16, http::HeaderMap, Vec<Bytes>),
 }
 
 /// [`Fault::RespellLink`]'s field lines for the links of `headers`, or

@@ -9,7 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::error::{HarnessError, Result};
+use crate::error::{HarnessError, Result, SecretRefused};
+use crate::limits::{RUN_SECRET_BYTES, SECRET_MAX_LEN, SECRETS_PER_TRIAL};
 
 /// What a redacted secret is replaced with.
 pub const REDACTED: &str = "[redacted]";
@@ -37,6 +38,9 @@ pub struct SecretRegistry {
     /// Every trial's values, kept by the run's registry for its own
     /// redaction and the final scan. A trial's redaction does not use them.
     trials: Arc<Mutex<Values>>,
+    /// The first value refused here (a trial's registry): the trial fails
+    /// with it, and its records, which may hold that value, are left out.
+    refused: Arc<Mutex<Option<SecretRefused>>>,
 }
 
 /// Registered values, longest first, and the matcher built from them.
@@ -50,16 +54,26 @@ struct Values {
     list: Vec<String>,
     set: std::collections::HashSet<String>,
     matcher: Option<Arc<aho_corasick::AhoCorasick>>,
+    /// Bytes of `list`.
+    bytes: usize,
 }
 
 impl Values {
     fn add(&mut self, value: String) {
         if self.set.insert(value.clone()) {
+            self.bytes += value.len();
             // Longest first: a secret that contains another is replaced whole.
             let at = self.list.partition_point(|v| v.len() >= value.len());
             self.list.insert(at, value);
             self.matcher = None;
         }
+    }
+
+    /// The values of `forms` not held yet, and their bytes.
+    fn new_of<'a>(&self, forms: &'a [String]) -> (Vec<&'a String>, usize) {
+        let new: Vec<&String> = forms.iter().filter(|f| !self.set.contains(*f)).collect();
+        let bytes = new.iter().map(|f| f.len()).sum();
+        (new, bytes)
     }
 
     /// The leftmost-longest matcher over every value (None if it cannot be
@@ -125,26 +139,72 @@ impl SecretRegistry {
             own: Arc::default(),
             run: Some(Box::new(self.clone())),
             trials: Arc::default(),
+            refused: Arc::default(),
         }
     }
 
     /// Registers a secret and the encodings it travels in (form-urlencoded,
     /// percent-encoded), so that a password inside a form body is caught too.
+    ///
+    /// Bounded by construction: in a trial's registry, a value longer than
+    /// [`SECRET_MAX_LEN`], or past [`SECRETS_PER_TRIAL`] or the run's
+    /// [`RUN_SECRET_BYTES`], is not kept; the first such is remembered
+    /// ([`SecretRegistry::refused`]) and fails the trial.
     pub fn register(&self, secret: &str) {
         if secret.len() < MIN_SECRET_LEN {
             return;
         }
+        let trial = self.run.is_some();
+        if trial && secret.len() > SECRET_MAX_LEN {
+            return self.refuse(SecretRefused::TooLong {
+                len: secret.len(),
+                max: SECRET_MAX_LEN,
+            });
+        }
         let form: String = url::form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-        let forms = [secret.to_owned(), form.replace('+', "%20"), form];
-        for values in [Some(&self.own), self.run.as_ref().map(|r| &r.trials)]
-            .into_iter()
-            .flatten()
+        let mut forms = vec![secret.to_owned(), form.replace('+', "%20"), form];
+        forms.dedup();
         {
-            let mut values = lock(values);
-            for f in &forms {
-                values.add(f.clone());
+            let mut own = lock(&self.own);
+            let (new, _) = own.new_of(&forms);
+            if trial && own.list.len() + new.len() > SECRETS_PER_TRIAL {
+                drop(own);
+                return self.refuse(SecretRefused::TooMany {
+                    max: SECRETS_PER_TRIAL,
+                });
+            }
+            for f in new {
+                own.add(f.clone());
             }
         }
+        if let Some(run) = &self.run {
+            let mut all = lock(&run.trials);
+            let (new, bytes) = all.new_of(&forms);
+            if all.bytes + bytes > RUN_SECRET_BYTES {
+                drop(all);
+                return self.refuse(SecretRefused::RunBudget {
+                    max: RUN_SECRET_BYTES,
+                });
+            }
+            for f in new {
+                all.add(f.clone());
+            }
+        }
+    }
+
+    /// Remembers the first refusal.
+    fn refuse(&self, why: SecretRefused) {
+        let mut refused = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        refused.get_or_insert(why);
+    }
+
+    /// The first value this registry refused, if any: the trial fails with
+    /// it (see [`SecretRegistry::register`]).
+    pub fn refused(&self) -> Option<SecretRefused> {
+        self.refused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Every value registered here and in trials scoped from here.
@@ -204,29 +264,32 @@ impl SecretRegistry {
     /// registers thousands of values and its report is megabytes; a search
     /// per value made the final scan take minutes.
     pub fn occurrences(&self, bytes: &[u8]) -> usize {
+        self.scanner().count(bytes)
+    }
+
+    /// A counter of every value registered here and in trials scoped from
+    /// here, built once for many texts (a report's files).
+    fn scanner(&self) -> Scanner {
         let values = self.all();
-        if values.is_empty() {
-            return 0;
-        }
-        // Overlapping search needs the standard match kind, so this matcher
-        // is built per call; it runs once per report file, not per field.
-        match aho_corasick::AhoCorasick::new(values.iter()) {
-            Ok(automaton) => automaton.find_overlapping_iter(bytes).count(),
-            Err(_) => values
-                .iter()
-                .map(|v| count_occurrences(bytes, v.as_bytes()))
-                .sum(),
-        }
+        // Overlapping search needs the standard match kind, so this is not
+        // the redaction matcher.
+        let automaton = match values.is_empty() {
+            true => None,
+            false => aho_corasick::AhoCorasick::new(values.iter()).ok(),
+        };
+        Scanner { values, automaton }
     }
 
     /// Scans every file under `dir`; fails with the first file that holds a
     /// registered secret. This runs after the report is written, so a writer
-    /// that forgot to redact fails the run instead of leaking quietly.
+    /// that forgot to redact fails the run instead of leaking quietly. One
+    /// matcher serves every file.
     pub fn scan_dir(&self, dir: &Path) -> Result<()> {
+        let scanner = self.scanner();
         let mut leaks: Vec<(PathBuf, usize)> = Vec::new();
         for path in files_under(dir)? {
             let bytes = std::fs::read(&path).map_err(|e| HarnessError::io(&path, e))?;
-            let n = self.occurrences(&bytes);
+            let n = scanner.count(&bytes);
             if n > 0 {
                 leaks.push((path, n));
             }
@@ -237,6 +300,26 @@ impl SecretRegistry {
                 path: path.clone(),
                 count: leaks.iter().map(|(_, n)| n).sum(),
             }),
+        }
+    }
+}
+
+/// Every registered value, and one overlapping matcher over them.
+struct Scanner {
+    values: Vec<String>,
+    /// `None` when there are no values, or the matcher cannot be built (then
+    /// one search per value).
+    automaton: Option<aho_corasick::AhoCorasick>,
+}
+
+impl Scanner {
+    /// Occurrences of every value in `bytes`, overlapping ones included.
+    fn count(&self, bytes: &[u8]) -> usize {
+        match &self.automaton {
+            Some(automaton) => automaton.find_overlapping_iter(bytes).count(),
+            None => (self.values.iter())
+                .map(|v| count_occurrences(bytes, v.as_bytes()))
+                .sum(),
         }
     }
 }
@@ -320,6 +403,54 @@ mod tests {
         let merged = SecretRegistry::new();
         merged.absorb(&run);
         assert_eq!(merged.redact("trial-secret-1"), "[redacted]");
+    }
+
+    #[test]
+    fn a_trial_refuses_a_secret_over_the_cap_without_keeping_or_naming_it() {
+        let run = SecretRegistry::new();
+        let trial = run.scoped();
+        let huge = "c".repeat(SECRET_MAX_LEN + 1);
+        trial.register(&huge);
+        assert!(trial.is_empty() && run.is_empty(), "nothing of it is kept");
+        let why = trial.refused().expect("refused").to_string();
+        assert!(why.contains(&format!("{} bytes", huge.len())), "{why}");
+        assert!(!why.contains("cccccccc"), "the value is never printed");
+        // The run's own values (minted by the harness) are not capped, and
+        // another trial is not refused for this one's.
+        assert!(run.refused().is_none() && run.scoped().refused().is_none());
+    }
+
+    #[test]
+    fn a_trial_refuses_secrets_past_its_count_and_the_run_past_its_bytes() {
+        let run = SecretRegistry::new();
+        let trial = run.scoped();
+        for i in 0..SECRETS_PER_TRIAL {
+            trial.register(&format!("secret-{i:08}"));
+        }
+        assert!(trial.refused().is_none());
+        assert_eq!(trial.len(), SECRETS_PER_TRIAL);
+        trial.register("one-secret-too-many");
+        assert!(matches!(
+            trial.refused(),
+            Some(SecretRefused::TooMany { .. })
+        ));
+        assert_eq!(
+            trial.len(),
+            SECRETS_PER_TRIAL,
+            "the one too many is not kept"
+        );
+        let value = |t: usize, i: usize| format!("{t:04}-{i:04}-{}", "v".repeat(1000));
+        let (mut t, mut refused) = (0, None);
+        while refused.is_none() && t < 10 * RUN_SECRET_BYTES / 1000 / 1000 {
+            let trial = run.scoped();
+            for i in 0..1000 {
+                trial.register(&value(t, i));
+            }
+            refused = trial.refused();
+            t += 1;
+        }
+        assert!(matches!(refused, Some(SecretRefused::RunBudget { .. })));
+        assert!(lock(&run.trials).bytes <= RUN_SECRET_BYTES);
     }
 
     #[test]

@@ -191,8 +191,15 @@ fn is_abandoned(dir: &Path) -> bool {
 /// directory, its SQLite URL), an adapter, a PostgreSQL server (`-D`, its
 /// data directory as working directory).
 pub(crate) fn processes_naming(dirs: &[PathBuf]) -> Vec<i32> {
+    processes_naming_any(dirs, &[])
+}
+
+/// [`processes_naming`], and those whose command line or environment holds
+/// one of `more` (a stack's database URL).
+pub(crate) fn processes_naming_any(dirs: &[PathBuf], more: &[&str]) -> Vec<i32> {
     let me = std::process::id() as i32;
-    let needles: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    let mut needles: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+    needles.extend(more.iter().filter(|m| !m.is_empty()).map(|m| m.to_string()));
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
@@ -219,7 +226,7 @@ pub(crate) fn processes_naming(dirs: &[PathBuf]) -> Vec<i32> {
     found
 }
 
-fn alive(pid: i32) -> bool {
+pub(crate) fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
         // Field 3 (after the parenthesised name) is the state; Z is a zombie.
         s.rfind(')')

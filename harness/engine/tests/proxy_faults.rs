@@ -291,3 +291,47 @@ async fn clamp_limit_lowers_only_the_limit_the_upstream_sees() {
     );
     assert_eq!(proxy.pending_faults(), 0);
 }
+
+/// A Core's answer over the body limit costs the proxy its limit, not what
+/// the Core sends: the adapter gets the first bytes, then the answer breaks
+/// off. (Twice the limit stands for an endless answer: a test that failed
+/// by reading one without end would take the machine's memory with it.)
+#[tokio::test]
+async fn an_answer_over_the_limit_is_read_up_to_it_then_cut_off() {
+    let limit = grantgate_engine::limits::body_limit();
+    let chunk = bytes::Bytes::from(vec![b'0'; 64 * 1024]);
+    let chunks = 2 * limit / chunk.len();
+    let app = Router::new().route(
+        "/api/v1/agent-work-grants",
+        get(move || {
+            let chunk = chunk.clone();
+            let body = futures::stream::iter(
+                (0..chunks).map(move |_| Ok::<_, std::io::Error>(chunk.clone())),
+            );
+            async move { axum::body::Body::from_stream(body) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let up = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let proxy = FaultProxy::start(&up).await.unwrap();
+    let mut resp = client()
+        .get(format!("{}/api/v1/agent-work-grants", proxy.url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut bytes = 0;
+    let broke_off = loop {
+        match resp.chunk().await {
+            Ok(Some(c)) => bytes += c.len(),
+            Ok(None) => break false,
+            Err(_) => break true,
+        }
+    };
+    // Bytes still in flight when the connection breaks may be lost.
+    assert!(
+        broke_off && bytes > 0 && bytes <= limit,
+        "{bytes} bytes, broke off: {broke_off}"
+    );
+}

@@ -13,6 +13,9 @@ use super::{ACTIVE, Mode};
 /// Nesting of the deep JSON and HTML answers.
 const DEEP: usize = 100_000;
 
+/// Length of a huge `_csrf` value.
+const HUGE_CSRF: usize = 1024 * 1024;
+
 /// Size of the huge list.
 const HUGE: usize = 64 * 1024 * 1024;
 
@@ -28,6 +31,11 @@ pub(super) async fn misbehave(request: Request, next: Next) -> Response {
     }
     if path == "/api/healthz" {
         return next.run(request).await;
+    }
+    // A Core that stops answering once it has said who it is: every
+    // request but health and version is left unanswered.
+    if mode == Mode::NeverAnswers && path != "/api/v1/version" {
+        return std::future::pending().await;
     }
     let is_list = is_get && path == "/api/v1/agent-work-grants";
     match mode {
@@ -73,7 +81,12 @@ pub(super) async fn misbehave(request: Request, next: Next) -> Response {
         }
         _ => {}
     }
+    if mode == Mode::DripList && is_list {
+        parts.headers.remove(header::CONTENT_LENGTH);
+        return Response::from_parts(parts, drip(body));
+    }
     let rewrite = match mode {
+        Mode::HugeCsrf => is_html,
         Mode::DeepJsonError => is_json && parts.status.as_u16() >= 400,
         Mode::DeepHtml => is_html && path.contains("/agent-work-grants/"),
         Mode::EveryIssueExists => {
@@ -130,6 +143,7 @@ pub(super) async fn misbehave(request: Request, next: Next) -> Response {
                 None => bytes.to_vec(),
             }
         }
+        Mode::HugeCsrf => huge_csrf(&bytes),
         Mode::InvalidUtf8Html => {
             let mut out = b"<!-- \xff -->".to_vec();
             out.extend_from_slice(&bytes);
@@ -174,4 +188,39 @@ fn endless_list() -> Response {
     let rest = futures::stream::repeat_with(move || Ok(chunk.clone()));
     let body = Body::from_stream(futures::StreamExt::chain(head, rest));
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// `page` with every `_csrf` value made [`HUGE_CSRF`] bytes long: the value
+/// repeated (so each stays distinct), which the Core then refuses.
+fn huge_csrf(page: &[u8]) -> Vec<u8> {
+    const FIELD: &str = "name=\"_csrf\" value=\"";
+    let page = String::from_utf8_lossy(page);
+    let mut out = String::with_capacity(page.len());
+    let mut rest: &str = &page;
+    while let Some(at) = rest.find(FIELD) {
+        let start = at + FIELD.len();
+        let len = rest[start..].find('"').unwrap_or(0);
+        let value = &rest[start..start + len];
+        out.push_str(&rest[..start]);
+        if !value.is_empty() {
+            out.push_str(&value.repeat(HUGE_CSRF / value.len() + 1)[..HUGE_CSRF]);
+        }
+        rest = &rest[start + len..];
+    }
+    out.push_str(rest);
+    out.into_bytes()
+}
+
+/// `body` sent one byte a second, its headers at once.
+fn drip(body: Body) -> Body {
+    let bytes = futures::stream::once(axum::body::to_bytes(body, usize::MAX));
+    let drops = futures::StreamExt::flat_map(bytes, |whole| {
+        let whole = whole.unwrap_or_default();
+        futures::stream::iter((0..whole.len()).map(move |i| whole.slice(i..i + 1)))
+    });
+    let paced = futures::StreamExt::then(drops, |byte| async move {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        Ok::<_, std::io::Error>(byte)
+    });
+    Body::from_stream(paced)
 }

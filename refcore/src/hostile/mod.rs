@@ -103,6 +103,19 @@ pub fn wrap(router: Router<AppState>) -> Router<AppState> {
     router
 }
 
+/// Whether the Core must go on running after SIGTERM (`ignores-sigterm`):
+/// it catches the signal and does nothing.
+pub fn ignores_sigterm() -> bool {
+    #[cfg(feature = "faults")]
+    {
+        catalogue::ACTIVE.get() == Some(&catalogue::Mode::IgnoresSigterm)
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        false
+    }
+}
+
 /// The process behaviour of the active mode: `Some` when it replaces the
 /// normal start (the future runs until the process is stopped), `None` to
 /// start normally (a mode may have started something beside it, such as a
@@ -135,6 +148,10 @@ mod catalogue {
         HugeLink,
         InvalidUtf8Json,
         InvalidUtf8Html,
+        HugeCsrf,
+        NeverAnswers,
+        DripList,
+        IgnoresSigterm,
         Status500,
         NoNewline,
         LogFlood,
@@ -142,6 +159,7 @@ mod catalogue {
         ExitsAfterListening,
         OtherPort,
         NotHttp,
+        Daemonizes,
     }
 
     impl Mode {
@@ -151,6 +169,8 @@ mod catalogue {
                 self,
                 Mode::NoNewline
                     | Mode::LogFlood
+                    | Mode::IgnoresSigterm
+                    | Mode::Daemonizes
                     | Mode::NeverListens
                     | Mode::ExitsAfterListening
                     | Mode::OtherPort
@@ -160,7 +180,7 @@ mod catalogue {
     }
 
     /// Every mode with its `CORE_HOSTILE` name.
-    pub const ALL: [(Mode, &str); 17] = [
+    pub const ALL: [(Mode, &str); 22] = [
         (Mode::DeepJsonError, "deep-json-error"),
         (Mode::DeepHtml, "deep-html"),
         (Mode::EveryIssueExists, "every-issue-exists"),
@@ -171,6 +191,10 @@ mod catalogue {
         (Mode::HugeLink, "huge-link"),
         (Mode::InvalidUtf8Json, "invalid-utf8-json"),
         (Mode::InvalidUtf8Html, "invalid-utf8-html"),
+        (Mode::HugeCsrf, "huge-csrf"),
+        (Mode::NeverAnswers, "never-answers"),
+        (Mode::DripList, "drip-list"),
+        (Mode::IgnoresSigterm, "ignores-sigterm"),
         (Mode::Status500, "500-everywhere"),
         (Mode::NoNewline, "no-newline"),
         (Mode::LogFlood, "log-flood"),
@@ -178,6 +202,7 @@ mod catalogue {
         (Mode::ExitsAfterListening, "exits-after-listening"),
         (Mode::OtherPort, "other-port"),
         (Mode::NotHttp, "not-http"),
+        (Mode::Daemonizes, "daemonizes"),
     ];
 
     pub static ACTIVE: OnceLock<Mode> = OnceLock::new();

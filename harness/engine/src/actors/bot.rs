@@ -565,7 +565,10 @@ impl Bot {
             elapsed_ms: started.elapsed().as_millis() as u64,
         };
         let result = match result {
-            Err(_) => Err(format!("no answer within {CALL_TIMEOUT:?}")),
+            Err(_) => {
+                self.inner.journal.unanswered();
+                Err(format!("no answer within {CALL_TIMEOUT:?}"))
+            }
             Ok(Err(e)) => Err(e.to_string()),
             Ok(Ok(r)) => Ok(r),
         };

@@ -192,7 +192,7 @@ async fn sent(
     let answer = tokio::time::timeout(limit, async {
         let no_answer = |e: reqwest::Error| {
             let text = format!("no answer from the Core: {}", transport_cause(&e));
-            (text, closed_while_sending(&e))
+            (text, closed_while_sending(&e), true)
         };
         let mut resp = client.execute(request).await.map_err(no_answer)?;
         let status = resp.status().as_u16();
@@ -204,12 +204,18 @@ async fn sent(
             )
         };
         if resp.content_length().is_some_and(|n| n > limit as u64) {
-            return Err((too_large(), false));
+            return Err((too_large(), false, false));
         }
         let mut bytes = Vec::new();
         while let Some(chunk) = resp.chunk().await.map_err(no_answer)? {
-            if bytes.len() + chunk.len() > limit {
-                return Err((too_large(), false));
+            let len = bytes.len() + chunk.len();
+            if len > limit {
+                return Err((too_large(), false, false));
+            }
+            // Grown by doubling, but never past the limit: a body read up
+            // to it costs the limit, not twice it.
+            if len > bytes.capacity() {
+                bytes.reserve_exact((bytes.capacity() * 2).clamp(len, limit) - bytes.len());
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -220,7 +226,7 @@ async fn sent(
                 (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
             }
         };
-        Ok::<_, (String, bool)>(Answer {
+        Ok::<_, (String, bool, bool)>(Answer {
             status,
             url: url.clone(),
             headers,
@@ -231,7 +237,7 @@ async fn sent(
     .await
     .unwrap_or_else(|_| {
         let text = format!("no answer from the Core: no complete answer within {limit:?}");
-        Err((text, false))
+        Err((text, false, true))
     });
     let mut record = Exchange {
         actor: actor.to_owned(),
@@ -253,9 +259,14 @@ async fn sent(
             journal.exchange(record);
             Ok(answer)
         }
-        Err((e, closed)) => {
+        Err((e, closed, unanswered)) => {
             record.response_body = format!("transport error: {e}");
             journal.exchange(record);
+            // A connection closed while a refusable request was sent is an
+            // answer of its kind ([`exchange_refusable`]).
+            if unanswered && !closed {
+                journal.unanswered();
+            }
             Err((Abort::failed(format!("{method} {url}: {e}")), closed))
         }
     }
@@ -363,6 +374,35 @@ mod tests {
         let client = reqwest::Client::new();
         let request = client.get(url).build().unwrap();
         exchange(&client, &Journal::new(SecretRegistry::new()), "t", request).await
+    }
+
+    #[tokio::test]
+    async fn only_a_request_left_without_an_answer_marks_the_trial_unanswered() {
+        let unanswered = |url: String| async move {
+            let client = reqwest::Client::new();
+            let journal = Journal::new(SecretRegistry::new());
+            let request = client.get(&url).build().unwrap();
+            let _ = exchange(&client, &journal, "t", request).await;
+            journal.was_unanswered()
+        };
+        let not_http = core(b"SSH-2.0-hostile\r\n\r\n".to_vec(), false).await;
+        assert!(unanswered(not_http).await, "an answer that is not HTTP");
+        let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let refused = format!("http://{}/x", closed.local_addr().unwrap());
+        drop(closed);
+        assert!(unanswered(refused).await, "a refused connection");
+        let big = core(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 999999999\r\n\r\n".to_vec(),
+            false,
+        )
+        .await;
+        assert!(!unanswered(big).await, "an answer over the limit is one");
+        let ok = core(
+            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec(),
+            false,
+        )
+        .await;
+        assert!(!unanswered(ok).await, "a wrong status is an answer");
     }
 
     fn failure(result: Step<Answer>) -> String {

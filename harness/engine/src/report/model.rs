@@ -28,8 +28,9 @@ pub struct RunReport {
     #[serde(default)]
     pub invocation: super::invocation::Invocation,
     /// Why the run stopped starting trials before the end of its selection
-    /// (`Core unusable: …`, `--max-fail`); the trials not run are not in
-    /// `results`.
+    /// (`Core unusable: …`, `Core stopped answering: …`, `--max-fail`); the
+    /// trials it did not start are in `results` as not run (an interrupted
+    /// run leaves them out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
     /// The run's failures judged against `--expected-failures`: which are
@@ -173,6 +174,11 @@ pub struct ScenarioResult {
     /// reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
+    /// Whether a request of the trial got no complete answer (none, none
+    /// in time, or not HTTP): what the run's `--unanswered-after` counts.
+    /// Not part of the report.
+    #[serde(skip)]
+    pub unanswered: bool,
 }
 
 impl ScenarioResult {
@@ -289,6 +295,7 @@ pub(crate) mod tests {
             pictures: vec![],
             comparison: None,
             phases: None,
+            unanswered: false,
         };
         RunReport {
             run_id: "20260101T000000Z-abcd1234".into(),

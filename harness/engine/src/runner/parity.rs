@@ -60,6 +60,7 @@ pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResu
         pictures: Vec::new(),
         comparison: None,
         phases: None,
+        unanswered: false,
     };
     if results.len() < 2 {
         out.verdict = Verdict::Errored {

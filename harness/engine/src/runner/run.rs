@@ -26,6 +26,7 @@ use crate::secrets::SecretRegistry;
 use crate::stack::{
     Backend, DatabaseProvider, DockerRuntime, ProcessRuntime, Runtime, RuntimeKind,
 };
+use crate::vocab::Verdict;
 
 /// Everything a run shares between its trials.
 pub struct Engine {
@@ -47,6 +48,9 @@ pub struct Engine {
     pub(super) run_start: std::sync::OnceLock<Instant>,
     /// The run's chromedriver (`--browser chromium`).
     pub(super) browser: Option<Arc<crate::browser::Driver>>,
+    /// Set when a stack's Core did not stop within its SIGTERM grace: that
+    /// trial failed for it, and later stacks are killed at once.
+    pub(super) sigterm_ignored: std::sync::atomic::AtomicBool,
 }
 
 impl Engine {
@@ -137,6 +141,7 @@ impl Engine {
             kept_any_postgres: Default::default(),
             run_start: Default::default(),
             browser,
+            sigterm_ignored: Default::default(),
         })
     }
 
@@ -318,7 +323,7 @@ impl Engine {
         let interrupted = cancel
             .is_cancelled()
             .then(|| "interrupted by SIGINT or SIGTERM".to_owned());
-        let stopped = stop.reason.or(interrupted).map(|why| {
+        let stopped = stop.reason.clone().or(interrupted).map(|why| {
             let text = format!("{why}; {} trial(s) not run", queue.len());
             events(Event::RunStopped { why: text.clone() });
             text
@@ -339,6 +344,13 @@ impl Engine {
                     results.push(parity);
                 }
             }
+        }
+        // A run stopped early names each trial it did not start, and why
+        // (an interrupted run leaves them out: nothing decided them).
+        // After parity, which judges only what ran.
+        if let Some(why) = &stop.reason {
+            results.extend(queue.map(|t| not_run(&t, why)));
+            results.sort_by_key(|r| order.iter().position(|n| *n == r.name));
         }
         let mut report = RunReport {
             run_id: self.run_id.clone(),
@@ -431,11 +443,51 @@ impl Engine {
     }
 }
 
-/// Whether the run stops starting trials early, and why: `--max-fail`, or a
-/// Core whose stacks do not start (`--unusable-after` in a row).
+/// How the message of a trial not started because the run stopped early
+/// begins (the terminal counts these rather than listing each).
+pub const NOT_STARTED: &str = "not started: the run stopped early";
+
+/// The result of a trial the run did not start because it stopped early.
+fn not_run(trial: &Trial, why: &str) -> ScenarioResult {
+    let s = &trial.scenario;
+    ScenarioResult {
+        name: trial.name(),
+        scenario: s.id.to_owned(),
+        backend: trial.backend.name().to_owned(),
+        family: s.family.label().to_owned(),
+        claim: s.claim.to_owned(),
+        clauses: s.clauses.iter().map(|c| c.to_string()).collect(),
+        verdict: Verdict::NotRun {
+            // The reason's name only: the whole of it is the run's, once.
+            message: format!("{NOT_STARTED} ({})", why.split(':').next().unwrap_or(why)),
+        },
+        duration_ms: 0,
+        stack_startup_ms: None,
+        started_ms: None,
+        core_version: None,
+        database_version: None,
+        steps: Vec::new(),
+        core_log: String::new(),
+        adapter_logs: Vec::new(),
+        observations: Vec::new(),
+        pictures: Vec::new(),
+        comparison: None,
+        phases: None,
+        unanswered: false,
+    }
+}
+
+/// Whether the run stops starting trials early, and why: `--max-fail`, a
+/// Core whose stacks do not start (`--unusable-after` in a row), or a Core
+/// that stopped answering (`--unanswered-after` trials without an answer).
 struct Stop {
     max_fail: Option<usize>,
     unusable_after: usize,
+    unanswered_after: usize,
+    /// Trials that failed because a request got no complete answer, and
+    /// the first one's cause.
+    unanswered: usize,
+    first_unanswered: Option<String>,
     failed: usize,
     /// Trials in a row whose stack did not start, and the first one's cause.
     unstarted: usize,
@@ -448,6 +500,9 @@ impl Stop {
         Stop {
             max_fail: config.max_fail,
             unusable_after: config.unusable_after,
+            unanswered_after: config.unanswered_after,
+            unanswered: 0,
+            first_unanswered: None,
             failed: 0,
             unstarted: 0,
             first_cause: None,
@@ -456,7 +511,6 @@ impl Stop {
     }
 
     fn record(&mut self, result: &ScenarioResult) {
-        use crate::vocab::Verdict;
         let message = match &result.verdict {
             Verdict::Failed { message } | Verdict::Errored { message } => message,
             Verdict::Passed | Verdict::NotApplicable { .. } | Verdict::NotRun { .. } => {
@@ -466,6 +520,11 @@ impl Stop {
             }
         };
         self.failed += 1;
+        if result.unanswered {
+            self.unanswered += 1;
+            self.first_unanswered
+                .get_or_insert_with(|| format!("{}: {message}", result.name));
+        }
         // A stack that started reports its startup; one that did not, none.
         if result.stack_startup_ms.is_none() && message != super::trial::INTERRUPTED {
             self.unstarted += 1;
@@ -482,6 +541,13 @@ impl Stop {
                 "Core unusable: {} trials in a row had no stack; the first: {}",
                 self.unstarted,
                 self.first_cause.as_deref().unwrap_or_default()
+            ));
+        } else if self.unanswered >= self.unanswered_after {
+            self.reason = Some(format!(
+                "Core stopped answering: {} trials failed with a request left without a \
+                 complete answer (none, none in time, or not HTTP); the first: {}",
+                self.unanswered,
+                self.first_unanswered.as_deref().unwrap_or_default()
             ));
         } else if self.max_fail.is_some_and(|n| self.failed >= n) {
             self.reason = Some(format!(
@@ -569,6 +635,30 @@ fn register_url_password(secrets: &SecretRegistry, url: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_stops_after_k_trials_left_without_an_answer_and_not_before() {
+        let config = RunConfig::builder().unanswered_after(3).build();
+        let mut stop = Stop::new(&config);
+        let failed = |name: &str, unanswered: bool| {
+            let mut r = crate::report::model::tests::sample().results[0].clone();
+            r.name = name.into();
+            r.verdict = Verdict::Failed {
+                message: "no answer from the Core: it timed out".into(),
+            };
+            r.unanswered = unanswered;
+            r
+        };
+        // A failure with an answer (a wrong status) does not count.
+        stop.record(&failed("sqlite::wrong", false));
+        stop.record(&failed("sqlite::a", true));
+        stop.record(&failed("sqlite::b", true));
+        assert!(stop.reason.is_none());
+        stop.record(&failed("sqlite::c", true));
+        let why = stop.reason.expect("stopped");
+        assert!(why.starts_with("Core stopped answering: 3 trials"), "{why}");
+        assert!(why.contains("the first: sqlite::a: no answer"), "{why}");
+    }
 
     #[test]
     fn a_database_url_password_is_registered_unless_it_is_an_everyday_word() {

@@ -19,6 +19,7 @@ use crate::ctx::Ctx;
 use crate::error::HarnessError;
 use crate::fixtures::Fixture;
 use crate::journal::Journal;
+use crate::limits::SIGTERM_GRACE;
 use crate::report::model::{Phases, ScenarioResult};
 use crate::stack::{Backend, StackSpec};
 use crate::vocab::{Abort, Verdict};
@@ -103,6 +104,7 @@ impl Engine {
             pictures: Vec::new(),
             comparison: None,
             phases: None,
+            unanswered: false,
         };
         // A fixture snapshot spares the trial making its fixtures; a
         // scenario that needs a pristine Core makes them itself.
@@ -266,6 +268,8 @@ impl Engine {
             Ended::Joined(joined) => Some(joined),
             Ended::Interrupted => None,
             Ended::Deadline => {
+                // Whatever it waited for never came.
+                journal.unanswered();
                 result.verdict = Verdict::Failed {
                     message: format!(
                         "the trial deadline ({} s, --trial-timeout) passed in step `{}`; {}",
@@ -338,11 +342,50 @@ impl Engine {
                 how: kept.to_string(),
             });
         } else {
-            stack.teardown().await;
+            self.stop_stack(stack, &mut result, cancel).await;
         }
         phases.teardown_ms = lap.next();
         result.phases = Some(phases);
         self.finish(result, journal, started, events)
+    }
+
+    /// Tears `stack` down, checking once per run that its Core stops on
+    /// SIGTERM (spec §5): the first stack that is not gone within
+    /// [`SIGTERM_GRACE`] fails its trial with the time; later stacks of the
+    /// run are killed at once rather than each waiting the grace out.
+    async fn stop_stack(
+        &self,
+        stack: crate::stack::Stack,
+        result: &mut ScenarioResult,
+        cancel: &CancellationToken,
+    ) {
+        use std::sync::atomic::Ordering::SeqCst;
+        let grace = match self.sigterm_ignored.load(SeqCst) {
+            true => std::time::Duration::ZERO,
+            false => SIGTERM_GRACE,
+        };
+        let clean = stack.teardown(grace).await;
+        if clean
+            || grace.is_zero()
+            || cancel.is_cancelled()
+            || self.sigterm_ignored.swap(true, SeqCst)
+        {
+            return;
+        }
+        let broken = format!(
+            "the Core did not stop within {} s of SIGTERM and was killed (spec §5: a Core \
+             stops cleanly on SIGTERM); later stacks of this run are killed at once",
+            grace.as_secs()
+        );
+        result.verdict = match std::mem::replace(&mut result.verdict, Verdict::Passed) {
+            Verdict::Failed { message } => Verdict::Failed {
+                message: format!("{message}; and {broken}"),
+            },
+            Verdict::Errored { message } => Verdict::Errored {
+                message: format!("{message}; and {broken}"),
+            },
+            _ => Verdict::Failed { message: broken },
+        };
     }
 
     /// Milliseconds from the run's start to `instant`.
@@ -372,12 +415,34 @@ impl Engine {
             },
             v @ (Verdict::NotApplicable { .. } | Verdict::NotRun { .. }) => v,
         };
+        result.unanswered = journal.was_unanswered();
+        if let Some(refused) = journal.secrets().refused() {
+            left_out(&mut result, &refused);
+        }
         result.duration_ms = started.elapsed().as_millis() as u64;
         events(Event::TrialFinished {
             result: Box::new(result.clone()),
         });
         result
     }
+}
+
+/// A trial whose Core handed out a secret the registry refused: it fails
+/// with the refusal, and everything recorded in it (which may hold that
+/// value, unredacted) is left out of the report, its first failure's
+/// message included.
+fn left_out(result: &mut ScenarioResult, refused: &crate::error::SecretRefused) {
+    result.verdict = Verdict::Failed {
+        message: format!(
+            "{refused}; this trial's transcript, logs and observations are left out of the \
+             report, which must hold no secret the harness could not redact"
+        ),
+    };
+    result.steps.clear();
+    result.observations.clear();
+    result.pictures.clear();
+    result.core_log.clear();
+    result.adapter_logs.clear();
 }
 
 /// The verdict's message of a trial ended by SIGINT or SIGTERM.

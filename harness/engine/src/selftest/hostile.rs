@@ -26,6 +26,10 @@ pub enum Kind {
     /// Its stacks start, and its answers misbehave: the run must take at
     /// most twice a normal run of the same selection.
     Misbehaving,
+    /// Its stacks start, then it stops answering (or answers a byte a
+    /// second): it meets the whole catalogue, which the run must stop on
+    /// its own within [`UNUSABLE_BOUND`].
+    Unanswering,
 }
 
 /// An unusable Core's run ends within this.
@@ -74,6 +78,10 @@ pub const CATALOGUE: &[Hostile] = &[
     misbehaving("huge-link", "list"),
     misbehaving("invalid-utf8-json", "replay"),
     misbehaving("invalid-utf8-html", "browser"),
+    misbehaving("huge-csrf", "browser"),
+    misbehaving("ignores-sigterm", "browser"),
+    unanswering("never-answers"),
+    unanswering("drip-list"),
     Hostile {
         name: "log-flood",
         kind: Kind::Misbehaving,
@@ -86,6 +94,7 @@ pub const CATALOGUE: &[Hostile] = &[
     unusable("exits-after-listening"),
     unusable("other-port"),
     unusable("not-http"),
+    unusable("daemonizes"),
 ];
 
 const fn misbehaving(name: &'static str, filter: &'static str) -> Hostile {
@@ -103,6 +112,17 @@ const fn unusable(name: &'static str) -> Hostile {
     Hostile {
         name,
         kind: Kind::Unusable,
+        filter: "",
+        exits: FAILED,
+    }
+}
+
+/// A Core that stops answering meets the whole catalogue: the run must stop
+/// on its own ("Core stopped answering") within [`UNUSABLE_BOUND`].
+const fn unanswering(name: &'static str) -> Hostile {
+    Hostile {
+        name,
+        kind: Kind::Unanswering,
         filter: "",
         exits: FAILED,
     }
@@ -192,7 +212,7 @@ pub fn judge(hostile: &Hostile, m: Measured, normal: Duration) -> Row {
 /// taken `normal`.
 pub fn bound(hostile: &Hostile, normal: Duration) -> Duration {
     match hostile.kind {
-        Kind::Unusable => UNUSABLE_BOUND,
+        Kind::Unusable | Kind::Unanswering => UNUSABLE_BOUND,
         Kind::Misbehaving => normal.max(NORMAL_RUN_FLOOR) * 2,
     }
 }
@@ -383,7 +403,7 @@ pub fn run_pass(
     let mut rows = Vec::new();
     for hostile in selected {
         let normal = match hostile.kind {
-            Kind::Unusable => Duration::ZERO,
+            Kind::Unusable | Kind::Unanswering => Duration::ZERO,
             Kind::Misbehaving => {
                 if !normals.iter().any(|n| n.filter == hostile.filter) {
                     let normal_dir = dir.join(format!("normal-{}", hostile.filter));
@@ -440,6 +460,7 @@ pub fn table(rows: &[Row]) -> String {
         let kind = match r.kind {
             Kind::Unusable => "unusable",
             Kind::Misbehaving => "misbehaving",
+            Kind::Unanswering => "unanswering",
         };
         let exit = m.exit.map_or("sig".to_owned(), |c| c.to_string());
         let verdict = if r.crossed.is_empty() {

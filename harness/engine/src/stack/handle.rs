@@ -106,22 +106,38 @@ impl Stack {
         mut self,
     ) -> (Option<DatabaseLease>, Option<tempfile::TempDir>) {
         match &mut self.core {
-            CoreRun::Process(child) => child.stop(Duration::from_secs(5)).await,
+            CoreRun::Process(child) => {
+                child.stop(crate::limits::SIGTERM_GRACE).await;
+            }
             CoreRun::Containers(stack) => stack.stop().await,
         }
         (self.database.take(), self.dir.take())
     }
 
-    /// Stops the Core, drops its database and deletes its directory.
-    pub async fn teardown(mut self) {
-        match &mut self.core {
-            CoreRun::Process(child) => child.stop(Duration::from_secs(5)).await,
-            CoreRun::Containers(stack) => stack.teardown().await,
-        }
+    /// Stops the Core (SIGTERM, then SIGKILL after `grace`), drops its
+    /// database and deletes its directory. Returns whether the Core stopped
+    /// within `grace` (a container's engine keeps its own grace: true).
+    pub async fn teardown(mut self, grace: Duration) -> bool {
+        let clean = match &mut self.core {
+            CoreRun::Process(child) => {
+                let clean = child.stop(grace).await;
+                if let Some(dir) = &self.dir {
+                    let url = self.database.as_ref().map(|d| d.url.clone());
+                    super::process::end_left_behind(dir.path().to_owned(), url.unwrap_or_default())
+                        .await;
+                }
+                clean
+            }
+            CoreRun::Containers(stack) => {
+                stack.teardown().await;
+                true
+            }
+        };
         if let Some(db) = self.database.take() {
             db.release().await;
         }
         self.dir.take();
+        clean
     }
 
     /// Keeps the stack running after the harness exits (`--keep`) and says

@@ -86,26 +86,15 @@ impl ProcessRuntime {
             &env,
             dir.path(),
         )?;
-        let base_url = core
-            .wait_for_line("core listening on", crate::limits::launch_step_timeout())
-            .await
-            .map_err(|e| HarnessError::LaunchContract(e.to_string()))?
-            .trim_end_matches('/')
-            .to_owned();
-        // A Core that exits now is reported as such, not as the refused
-        // connections (or whatever took its port) that follow.
-        let (exited, log) = (core.exited(), core.log());
-        tokio::select! {
-            healthy = wait_healthy(&base_url, &log, crate::limits::launch_step_timeout()) => {
-                healthy.map_err(|e| HarnessError::LaunchContract(e.to_string()))?;
+        let base_url = match ready(&mut core).await {
+            Ok(url) => url,
+            Err(e) => {
+                // What it left running outside its group goes with it.
+                drop(core);
+                end_left_behind(dir.path().to_owned(), database.url.clone()).await;
+                return Err(e);
             }
-            status = exited => {
-                let report = core.exit_report(&status).await;
-                return Err(HarnessError::LaunchContract(format!(
-                    "after printing `core listening on`, the {report}"
-                )));
-            }
-        }
+        };
         Ok(Stack {
             base_url,
             backend: spec.backend,
@@ -116,6 +105,41 @@ impl ProcessRuntime {
             database: Some(database),
         })
     }
+}
+
+/// Waits for `core`'s listening line, then for it to be healthy; its URL.
+async fn ready(core: &mut ManagedChild) -> Result<String> {
+    let base_url = core
+        .wait_for_line("core listening on", crate::limits::launch_step_timeout())
+        .await
+        .map_err(|e| HarnessError::LaunchContract(e.to_string()))?
+        .trim_end_matches('/')
+        .to_owned();
+    // A Core that exits now is reported as such, not as the refused
+    // connections (or whatever took its port) that follow.
+    let (exited, log) = (core.exited(), core.log());
+    tokio::select! {
+        healthy = wait_healthy(&base_url, &log, crate::limits::launch_step_timeout()) => {
+            healthy.map_err(|e| HarnessError::LaunchContract(e.to_string()))?;
+        }
+        status = exited => {
+            let report = core.exit_report(&status).await;
+            return Err(HarnessError::LaunchContract(format!(
+                "after printing `core listening on`, the {report}"
+            )));
+        }
+    }
+    Ok(base_url)
+}
+
+/// Ends every process still naming a stack's directory or database URL
+/// (a daemon its Core left outside its process group, and that daemon's
+/// own children), off the async workers.
+pub(super) async fn end_left_behind(dir: PathBuf, database_url: String) {
+    let _ = tokio::task::spawn_blocking(move || {
+        crate::lifeline::end_naming(&[dir], &[database_url.as_str()])
+    })
+    .await;
 }
 
 /// `CORE_LISTEN` and `CORE_PUBLIC_URL` for the stack `name`. Spec §5 lets
