@@ -289,6 +289,7 @@ async fn inconsistent_grant_answers_publish_nothing(ctx: &mut Ctx) -> Outcome {
         let confirmed = bot.confirm(&grant, &proposal).await?;
         let case = format!("confirm_agent_work_grant answered for {what}");
         expect_no_receipt(ctx, &case, &confirmed, "delivery_uncertain", Some(200))?;
+        ctx.observe(what, &(read.error_code(), confirmed.error_code()));
     }
     ctx.expect_eq("every fault was used", proxy.pending_faults(), 0)?;
     let now = flows::native_status(ctx, LAB_BOT, &grant).await?;

@@ -345,6 +345,7 @@ async fn issue_edit_by_poster_or_admin_only(ctx: &mut Ctx) -> Outcome {
             refused.contains(&edit.status),
             &edit.status.to_string(),
         )?;
+        ctx.observe(&format!("{who}'s edit"), &edit.status);
     }
     watch
         .expect_unchanged(ctx, "after the refused edits", &before)
