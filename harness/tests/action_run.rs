@@ -8,6 +8,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+use common::text;
+
 const TRIAL: &str = "sqlite::replay_same_payload_one_issue";
 
 fn script() -> std::path::PathBuf {
@@ -37,14 +40,6 @@ fn action(tmp: &Path, inputs: &[(&str, &str)]) -> (Output, String) {
     (out, written)
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 /// The value of `key=` in `$GITHUB_OUTPUT`'s text.
 fn value<'a>(outputs: &'a str, key: &str) -> Option<&'a str> {
     outputs
@@ -52,35 +47,11 @@ fn value<'a>(outputs: &'a str, key: &str) -> Option<&'a str> {
         .find_map(|l| l.strip_prefix(&format!("{key}=")))
 }
 
-fn openssl(args: &[&str]) {
-    let out = Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("openssl runs");
-    assert!(out.status.success(), "{}", text(&out));
-}
-
 #[test]
 fn the_actions_script_gates_refcore_and_sets_its_outputs() {
     let tmp = tempfile::tempdir().unwrap();
     let tmp = tmp.path();
-    let key = tmp.join("key.pem");
-    let public = tmp.join("key.pub");
-    openssl(&[
-        "genpkey",
-        "-algorithm",
-        "ed25519",
-        "-out",
-        key.to_str().unwrap(),
-    ]);
-    openssl(&[
-        "pkey",
-        "-in",
-        key.to_str().unwrap(),
-        "-pubout",
-        "-out",
-        public.to_str().unwrap(),
-    ]);
+    let (key, public) = common::keypair(tmp);
     let pem = std::fs::read_to_string(&key).unwrap();
 
     let exact = format!("--exact {TRIAL}");

@@ -10,6 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod common;
+use common::{grantgate, text};
+
 const TRIAL: &str = "sqlite::replay_same_payload_one_issue";
 const FAULT: &str = "CORE_FAULT=replay-answers-201";
 
@@ -18,26 +21,6 @@ fn faulty_core() -> PathBuf {
     grantgate_engine::binaries::locate_faults(None, None)
         .unwrap_or_else(|e| panic!("{e}"))
         .core
-}
-
-fn grantgate(args: &[&str], tmp: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grantgate"))
-        .args(args)
-        .env("TMPDIR", tmp)
-        .env("GRANTGATE_NO_BUILD", "1")
-        .env_remove("GRANTGATE_SIGN_KEY")
-        .env_remove("GRANTGATE_EXPECTED_FAILURES")
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// Runs [`TRIAL`] (against the faulty Core when `core` is given) into
@@ -61,14 +44,6 @@ fn run(tmp: &Path, name: &str, core: Option<&Path>, extra: &[&str]) -> (Output, 
     }
     args.extend(extra);
     (grantgate(&args, tmp), reports.join("latest"))
-}
-
-fn openssl(args: &[&str]) {
-    let out = Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("openssl runs");
-    assert!(out.status.success(), "{}", text(&out));
 }
 
 #[test]
@@ -102,23 +77,7 @@ fn waived_unlisted_stale_expired_and_errored_failures_end_as_the_table_says() {
 
     // Listed: waived, exit 0, apart in every format, the attestation WARNED
     // with the reason.
-    let keys = tmp.join("key.pem");
-    openssl(&[
-        "genpkey",
-        "-algorithm",
-        "ed25519",
-        "-out",
-        keys.to_str().unwrap(),
-    ]);
-    let public = tmp.join("key.pub");
-    openssl(&[
-        "pkey",
-        "-in",
-        keys.to_str().unwrap(),
-        "-pubout",
-        "-out",
-        public.to_str().unwrap(),
-    ]);
+    let (keys, public) = common::keypair(tmp);
     let with = ["--expected-failures", known.to_str().unwrap()];
     let mut attest = with.to_vec();
     attest.extend(["--attest", "--sign-key", keys.to_str().unwrap()]);

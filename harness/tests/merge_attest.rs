@@ -4,35 +4,9 @@
 //! every trial of both shards counted; a shard of another Core is refused.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn grantgate(args: &[&str], tmp: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grantgate"))
-        .args(args)
-        .env("TMPDIR", tmp)
-        .env("GRANTGATE_NO_BUILD", "1")
-        .env_remove("GRANTGATE_SIGN_KEY")
-        .env_remove("GRANTGATE_EXPECTED_FAILURES")
-        .env_remove("GITHUB_ACTIONS")
-        .output()
-        .unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn openssl(args: &[&str]) {
-    let out = Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("openssl runs");
-    assert!(out.status.success(), "{}", text(&out));
-}
+mod common;
+use common::{grantgate, text};
 
 /// Runs shard `k` of 2 of the replay scenarios on SQLite into `tmp/<name>`,
 /// against `core` when given; returns its report directory.
@@ -62,23 +36,7 @@ fn shard(tmp: &Path, name: &str, k: u8, core: Option<&Path>) -> std::path::PathB
 fn a_merged_sharded_run_is_signed_and_verifies() {
     let tmp = tempfile::tempdir().unwrap();
     let tmp = tmp.path();
-    let key = tmp.join("key.pem");
-    let public = tmp.join("key.pub");
-    openssl(&[
-        "genpkey",
-        "-algorithm",
-        "ed25519",
-        "-out",
-        key.to_str().unwrap(),
-    ]);
-    openssl(&[
-        "pkey",
-        "-in",
-        key.to_str().unwrap(),
-        "-pubout",
-        "-out",
-        public.to_str().unwrap(),
-    ]);
+    let (key, public) = common::keypair(tmp);
     let one = shard(tmp, "one", 1, None);
     let two = shard(tmp, "two", 2, None);
     let trials = |dir: &Path| {
