@@ -4,8 +4,9 @@
 
 use crate::ctx::Ctx;
 use crate::family::Family;
+use crate::report::model::ScenarioResult;
 use crate::stack::{Backend, BoxFuture};
-use crate::vocab::Outcome;
+use crate::vocab::{Outcome, Verdict};
 
 /// The function type of a scenario: borrows the context for its run.
 pub type ScenarioFn = for<'a> fn(&'a mut Ctx) -> BoxFuture<'a, Outcome>;
@@ -62,6 +63,34 @@ impl Trial {
     /// The trial's stable name, `backend::scenario`.
     pub fn name(&self) -> String {
         format!("{}::{}", self.backend, self.scenario.id)
+    }
+
+    /// The trial's result as it starts: who it is and `verdict`, nothing
+    /// recorded yet.
+    pub(crate) fn blank_result(&self, verdict: Verdict) -> ScenarioResult {
+        let s = &self.scenario;
+        ScenarioResult {
+            name: self.name(),
+            scenario: s.id.to_owned(),
+            backend: self.backend.name().to_owned(),
+            family: s.family.label().to_owned(),
+            claim: s.claim.to_owned(),
+            clauses: s.clauses.iter().map(|c| c.to_string()).collect(),
+            verdict,
+            duration_ms: 0,
+            stack_startup_ms: None,
+            started_ms: None,
+            core_version: None,
+            database_version: None,
+            steps: Vec::new(),
+            core_log: String::new(),
+            adapter_logs: Vec::new(),
+            observations: Vec::new(),
+            pictures: Vec::new(),
+            comparison: None,
+            phases: None,
+            unanswered: false,
+        }
     }
 }
 

@@ -449,32 +449,9 @@ pub const NOT_STARTED: &str = "not started: the run stopped early";
 
 /// The result of a trial the run did not start because it stopped early.
 fn not_run(trial: &Trial, why: &str) -> ScenarioResult {
-    let s = &trial.scenario;
-    ScenarioResult {
-        name: trial.name(),
-        scenario: s.id.to_owned(),
-        backend: trial.backend.name().to_owned(),
-        family: s.family.label().to_owned(),
-        claim: s.claim.to_owned(),
-        clauses: s.clauses.iter().map(|c| c.to_string()).collect(),
-        verdict: Verdict::NotRun {
-            // The reason's name only: the whole of it is the run's, once.
-            message: format!("{NOT_STARTED} ({})", why.split(':').next().unwrap_or(why)),
-        },
-        duration_ms: 0,
-        stack_startup_ms: None,
-        started_ms: None,
-        core_version: None,
-        database_version: None,
-        steps: Vec::new(),
-        core_log: String::new(),
-        adapter_logs: Vec::new(),
-        observations: Vec::new(),
-        pictures: Vec::new(),
-        comparison: None,
-        phases: None,
-        unanswered: false,
-    }
+    // The reason's name only: the whole of it is the run's, once.
+    let message = format!("{NOT_STARTED} ({})", why.split(':').next().unwrap_or(why));
+    trial.blank_result(Verdict::NotRun { message })
 }
 
 /// Whether the run stops starting trials early, and why: `--max-fail`, a

@@ -79,33 +79,8 @@ impl Engine {
         events(Event::TrialStarted { name: name.clone() });
         let started = Instant::now();
         let journal = Journal::new(self.secrets.scoped());
-        let mut result = ScenarioResult {
-            name: name.clone(),
-            scenario: trial.scenario.id.to_owned(),
-            backend: trial.backend.name().to_owned(),
-            family: trial.scenario.family.label().to_owned(),
-            claim: trial.scenario.claim.to_owned(),
-            clauses: trial
-                .scenario
-                .clauses
-                .iter()
-                .map(|c| c.to_string())
-                .collect(),
-            verdict: Verdict::Passed,
-            duration_ms: 0,
-            stack_startup_ms: None,
-            started_ms: Some(self.since_run_start(started)),
-            core_version: None,
-            database_version: None,
-            steps: Vec::new(),
-            core_log: String::new(),
-            adapter_logs: Vec::new(),
-            observations: Vec::new(),
-            pictures: Vec::new(),
-            comparison: None,
-            phases: None,
-            unanswered: false,
-        };
+        let mut result = trial.blank_result(Verdict::Passed);
+        result.started_ms = Some(self.since_run_start(started));
         // A fixture snapshot spares the trial making its fixtures; a
         // scenario that needs a pristine Core makes them itself.
         let snapshot = match trial.scenario.pristine {
