@@ -824,7 +824,7 @@ async fn longest_name_through_the_adapter(ctx: &mut Ctx) -> Outcome {
         let answer = (ctx.setup())
             .call(
                 "POST",
-                "/api/v1/admin/users/alice/repos",
+                &core_api::admin_repos("alice"),
                 Some(json!({"name": name, "private": true})),
             )
             .await?;
