@@ -130,22 +130,20 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
 
 /// `confirm_agent_work_grant`: one POST, never repeated.
 pub async fn confirm(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
-    let inputs: &[&str] = &[
+    let own = [
         "owner",
         "repo",
         "grant_id",
         "proposal_schema",
         "proposal_version",
         "proposal_digest",
-        "request_key",
-        "title",
-        "body",
     ];
-    let own = match fault!(AdapterConfirmTakesSubmitInputs) {
-        true => inputs.len(),
-        false => 6,
+    let with_submits = [&own[..], &["request_key", "title", "body"]].concat();
+    let allowed = match fault!(AdapterConfirmTakesSubmitInputs) {
+        true => &with_submits[..],
+        false => &own[..],
     };
-    let args = Args::new(args, &inputs[..own])?;
+    let args = Args::new(args, allowed)?;
     let (owner, repo, grant_id) = (
         args.segment("owner")?,
         args.segment("repo")?,
