@@ -33,6 +33,8 @@ const PAGE_LOAD: Duration = Duration::from_secs(15);
 
 /// How long chromedriver may take to say it listens.
 const DRIVER_START: Duration = Duration::from_secs(20);
+/// Starts of chromedriver that may end in its port-0 race (see `start_with`).
+const DRIVER_PORT_TRIES: u32 = 4;
 
 /// The most of Chromium's network log read at once. A page decides how many
 /// requests it makes, so how long the log grows: one that outgrows this
@@ -118,13 +120,16 @@ impl Driver {
     /// an environment error naming [`INSTALL`].
     pub async fn start() -> Result<Arc<Driver>, HarnessError> {
         let chromium = crate::chromium::find_chromium().ok_or_else(|| missing("Chromium"))?;
-        Driver::start_with(chromium).await
-    }
-
-    /// [`start`](Self::start) with this Chromium.
-    async fn start_with(chromium: PathBuf) -> Result<Arc<Driver>, HarnessError> {
         let chromedriver = find("GRANTGATE_CHROMEDRIVER", &["chromedriver"])
             .ok_or_else(|| missing("chromedriver"))?;
+        Driver::start_with(chromium, chromedriver).await
+    }
+
+    /// [`start`](Self::start) with this Chromium and chromedriver.
+    async fn start_with(
+        chromium: PathBuf,
+        chromedriver: PathBuf,
+    ) -> Result<Arc<Driver>, HarnessError> {
         let setpriv = find("GRANTGATE_SETPRIV", &["setpriv"])
             .ok_or_else(|| missing("setpriv (util-linux)"))?;
         let version = std::process::Command::new(&chromium)
@@ -170,16 +175,31 @@ impl Driver {
             .filter_map(|k| std::env::var(k).ok().map(|v| ((*k).to_owned(), v)))
             .collect();
         env.push(("TMPDIR".into(), dir.path().display().to_string()));
-        let mut child = ManagedChild::spawn(
-            "chromedriver",
-            &chromedriver,
-            &["--port=0".to_owned()],
-            &env,
-            dir.path(),
-        )?;
-        let line = child
-            .wait_for_line("ChromeDriver was started successfully", DRIVER_START)
-            .await?;
+        // Given port 0, chromedriver takes a free port for one address
+        // family and then binds the other family's same port, which another
+        // process may hold: it then exits saying the port is not available.
+        // That race is chromedriver's, not the Core's, so a few fresh starts.
+        let mut tries = 0;
+        let (child, line) = loop {
+            tries += 1;
+            let mut child = ManagedChild::spawn(
+                "chromedriver",
+                &chromedriver,
+                &["--port=0".to_owned()],
+                &env,
+                dir.path(),
+            )?;
+            match child
+                .wait_for_line("ChromeDriver was started successfully", DRIVER_START)
+                .await
+            {
+                Ok(line) => break (child, line),
+                Err(e)
+                    if tries < DRIVER_PORT_TRIES
+                        && e.to_string().contains("port not available") => {}
+                Err(e) => return Err(e),
+            }
+        };
         let port = line
             .trim_end()
             .trim_end_matches('.')
@@ -1207,13 +1227,44 @@ mod tests {
         .unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let driver = Driver::start_with(fake).await.unwrap();
+        let chromedriver = find("GRANTGATE_CHROMEDRIVER", &["chromedriver"]).unwrap();
+        let driver = Driver::start_with(fake, chromedriver).await.unwrap();
         let failed = driver.session().await.err().expect("no browser");
         let text = failed.to_string();
         assert!(
             text.contains("Chromium said: `FATAL: no room for a zygote`"),
             "{text}"
         );
+        driver.stop().await;
+    }
+
+    /// chromedriver's port-0 race (it exits saying the port is not
+    /// available) costs a fresh start, not the run.
+    #[tokio::test]
+    async fn a_chromedriver_losing_its_port_race_is_started_again() {
+        crate::chromium::chromium(); // fails naming the install command
+        let real = find("GRANTGATE_CHROMEDRIVER", &["chromedriver"]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("chromedriver");
+        let lost = dir.path().join("lost");
+        std::fs::write(
+            &fake,
+            format!(
+                "#!/bin/sh
+if [ ! -e {lost} ]; then touch {lost}; \
+                 echo 'IPv4 port not available. Exiting...'; exit 1; fi
+exec {real} \"$@\"
+",
+                lost = shell_quote(&lost),
+                real = shell_quote(&real),
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let chromium = crate::chromium::find_chromium().unwrap();
+        let driver = Driver::start_with(chromium, fake).await.unwrap();
+        assert!(lost.exists(), "the first start lost the race");
         driver.stop().await;
     }
 
