@@ -182,6 +182,7 @@ pub fn children_are_tied() -> bool {
 /// Arranges for the child `cmd` starts to receive `signal` when the harness
 /// dies (a no-op with [`let_children_outlive`]). Start it through
 /// [`spawn_tied`], or the signal follows the spawning thread instead.
+#[expect(unsafe_code, reason = "pre_exec runs between fork and exec")]
 pub fn tie(cmd: &mut std::process::Command, signal: Signal) {
     if !children_are_tied() {
         return;

@@ -30,6 +30,7 @@ pub const EXIT_AFTER: Duration = Duration::from_secs(5);
 static WAKE: AtomicI32 = AtomicI32::new(-1);
 
 /// The handler: one async-signal-safe `write`, nothing else.
+#[expect(unsafe_code, reason = "a raw fd borrowed in a signal handler")]
 extern "C" fn on_signal(_: nix::libc::c_int) {
     let fd = WAKE.load(Ordering::Relaxed);
     if fd >= 0 {
@@ -55,6 +56,7 @@ pub fn cancel_on_signals() -> CancellationToken {
         .clone()
 }
 
+#[expect(unsafe_code, reason = "sigaction is unsafe by signature")]
 fn install(token: CancellationToken) -> nix::Result<()> {
     let (read, write): (OwnedFd, OwnedFd) = nix::unistd::pipe()?;
     WAKE.store(write.as_raw_fd(), Ordering::SeqCst);
