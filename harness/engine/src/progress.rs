@@ -149,6 +149,10 @@ fn handle(event: Event, tty: bool, color: bool, bar: &mut Option<ProgressBar>) {
                 counts.errored,
                 duration.as_secs_f64()
             );
+            match crate::actors::mcp_schema::validated() {
+                0 => {}
+                n => println!("{n} MCP messages between bots and awg-mcp held to MCP's schema"),
+            }
         }
     }
 }

@@ -21,6 +21,7 @@ use tokio::sync::Mutex;
 use super::consent::{
     BotClient, ConsentUrl, Elicitation, PendingCall, UrlInbox, register_url_secrets,
 };
+use super::mcp_schema::{Checked, Wire};
 use crate::child::{ManagedChild, SharedLog};
 use crate::core_api;
 use crate::error::{HarnessError, Result};
@@ -185,6 +186,8 @@ struct BotInner {
     journal: Journal,
     /// URL-mode elicitations this session received, not yet read.
     urls: UrlInbox,
+    /// This session's messages, held to MCP's schema.
+    wire: Arc<Wire>,
     /// Consent mode's settings (`None` for a bot with a token).
     consent: Option<ConsentSettings>,
     /// The header value of `caller_bearer`, for further sessions.
@@ -201,12 +204,26 @@ async fn connect(
     bearer: Option<&String>,
     elicitation: Option<Elicitation>,
     journal: &Journal,
-) -> Result<(RunningService<RoleClient, BotClient>, UrlInbox)> {
+) -> Result<(RunningService<RoleClient, BotClient>, UrlInbox, Arc<Wire>)> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(mcp_url.to_owned());
     if let Some(bearer) = bearer {
         config = config.auth_header(bearer.clone());
     }
-    let transport = StreamableHttpClientTransport::from_config(config);
+    // rmcp's own client settings (no idle pool: its reuse stalls on delayed
+    // ACKs), without redirects: awg-mcp's endpoint never redirects.
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| {
+            HarnessError::process(format!("awg-mcp of {login}"), format!("MCP client: {e}"))
+        })?;
+    let wire = Arc::new(Wire::default());
+    let checked = Checked {
+        http,
+        wire: wire.clone(),
+    };
+    let transport = StreamableHttpClientTransport::with_client(checked, config);
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let handler = BotClient {
         elicitation,
@@ -219,7 +236,7 @@ async fn connect(
             format!("MCP initialisation with {mcp_url} failed: {e}"),
         )
     })?;
-    Ok((client, Arc::new(Mutex::new(rx))))
+    Ok((client, Arc::new(Mutex::new(rx)), wire))
 }
 
 impl Bot {
@@ -305,7 +322,7 @@ impl Bot {
             }
         }
         let elicitation = settings.consent.as_ref().map(|c| c.elicitation);
-        let (client, urls) = connect(
+        let (client, urls, wire) = connect(
             login,
             &mcp_url,
             settings.caller_bearer.as_ref(),
@@ -325,6 +342,7 @@ impl Bot {
                 client: Mutex::new(Some(client)),
                 journal,
                 urls,
+                wire,
                 consent: settings.consent.clone(),
                 bearer: settings.caller_bearer.clone(),
             }),
@@ -336,7 +354,7 @@ impl Bot {
     pub async fn another_session(&self) -> Step<Bot> {
         let i = &self.inner;
         let elicitation = i.consent.as_ref().map(|c| c.elicitation);
-        let (client, urls) = connect(
+        let (client, urls, wire) = connect(
             &i.login,
             &i.mcp_url,
             i.bearer.as_ref(),
@@ -356,6 +374,7 @@ impl Bot {
                 pid: i.pid,
                 journal: i.journal.clone(),
                 urls,
+                wire,
                 consent: i.consent.clone(),
                 bearer: i.bearer.clone(),
             }),
@@ -390,7 +409,9 @@ impl Bot {
     /// it; none within a bounded wait is the adapter's failure.
     pub async fn consent_url(&self) -> Step<ConsentUrl> {
         let mut inbox = self.inner.urls.lock().await;
-        match tokio::time::timeout(ELICITATION_WAIT, inbox.recv()).await {
+        let next = tokio::time::timeout(ELICITATION_WAIT, inbox.recv()).await;
+        self.inner.wire.verdict(self.login())?;
+        match next {
             Ok(Some(e)) => {
                 ConsentUrl::parse(&e.url, e.elicitation_id, self.inner.journal.secrets())
             }
@@ -564,6 +585,9 @@ impl Bot {
             response_body: String::new(),
             elapsed_ms: started.elapsed().as_millis() as u64,
         };
+        // What crossed the wire comes first: a message that breaks MCP's
+        // schema is the adapter's failure, whatever rmcp made of it.
+        self.inner.wire.verdict(self.login())?;
         let result = match result {
             Err(_) => {
                 self.inner.journal.unanswered();

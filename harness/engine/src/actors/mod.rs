@@ -6,6 +6,7 @@ pub mod consent;
 pub mod http;
 pub mod human;
 pub mod links;
+pub mod mcp_schema;
 pub mod native;
 pub mod page;
 pub mod setup;
