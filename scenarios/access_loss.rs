@@ -7,7 +7,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, Ledger, Watch};
+use crate::support::flows::{self, LAB, LAB_BOT, Ledger, Watch};
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -7,10 +7,10 @@ use std::hash::{BuildHasher, Hasher};
 
 use grantgate_engine::prelude::*;
 
-use crate::adapter_faults::{
+use crate::support::flows::{self, LAB};
+use crate::support::proxied::{
     BODY, GRANT, SUBMIT, TITLE, expect_no_receipt, expect_still_active, proxied_active_grant,
 };
-use crate::flows::{self, LAB};
 
 /// This family's third part, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -8,9 +8,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::adapter_faults::{TITLE, expect_no_receipt, proxied_active_grant};
+use crate::support::proxied::{TITLE, expect_no_receipt, proxied_active_grant};
 
-use crate::flows::{LAB, LAB_BOT, Watch};
+use crate::support::flows::{LAB, LAB_BOT, Watch};
 
 /// This family's first part, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

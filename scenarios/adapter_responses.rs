@@ -7,11 +7,11 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::adapter_faults::{
+use crate::support::flows::{self, LAB, LAB_BOT};
+use crate::support::proxied::{
     BODY, CONFIRM, GRANT, READBACK, SUBMIT, TITLE, expect_committed, expect_no_receipt,
     proxied_active_grant,
 };
-use crate::flows::{self, LAB, LAB_BOT};
 
 /// This family's second part, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

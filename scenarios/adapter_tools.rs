@@ -5,9 +5,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::adapter_faults::{TITLE, expect_no_receipt};
-use crate::flows::{self, LAB, LAB_BOT};
-use crate::pagination::{expect_exactly, prepared, tool_page};
+use crate::support::flows::{self, LAB, LAB_BOT};
+use crate::support::grant_list::{expect_exactly, prepared, tool_page};
+use crate::support::proxied::{TITLE, expect_no_receipt};
 
 /// This family's second part, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

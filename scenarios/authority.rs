@@ -12,10 +12,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::{
-    Unchanged, awaiting_human, expect_accepted, expect_grant, expect_refused, offers,
-};
-use crate::flows::{self, LAB, LAB_BOT, Watch};
+use crate::support::flows::{self, LAB, LAB_BOT, Watch};
+use crate::support::forms::{awaiting_human, expect_accepted, expect_refused, offers};
+use crate::support::witnesses::{Unchanged, expect_grant};
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -14,124 +14,17 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::{Unchanged, accepted, asks_sign_in};
-use crate::consent_flow::unminted_state;
-use crate::flows::{self, LAB, LAB_BOT};
-use crate::grammars::Table;
+use crate::support::consent::{REDIRECT, consent_url, delivers_code, hands_back};
+use crate::support::flows::confirm;
+use crate::support::flows::{self, LAB, LAB_BOT};
+use crate::support::forms::{accepted, asks_sign_in};
+use crate::support::forms::{hand_form, seen, signed_in};
+use crate::support::tables::Table;
+use crate::support::witnesses::Unchanged;
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
     vec![browser_caller_matrix(), browser_decision_state_matrix()]
-}
-
-/// Where a consent request sends the browser back: nothing listens there,
-/// the harness reads the Core's `Location` instead of following it.
-pub(crate) const REDIRECT: &str = "http://127.0.0.1:9/cb";
-
-/// A consent request (spec §9) of `client` for [`REDIRECT`], with a fresh
-/// S256 challenge and state.
-pub(crate) fn consent_url(ctx: &Ctx, client: &str) -> Step<Url> {
-    let verifier = oauth::verifier();
-    ctx.register_secret(&verifier);
-    let state = unminted_state(ctx);
-    let mut url: Url = format!("{}{}", ctx.core_url(), oauth::AUTHORIZE)
-        .parse()
-        .map_err(|e| Abort::errored(format!("authorize URL: {e}")))?;
-    url.query_pairs_mut()
-        .append_pair("response_type", "code")
-        .append_pair("client_id", client)
-        .append_pair("redirect_uri", REDIRECT)
-        .append_pair("state", &state)
-        .append_pair("code_challenge", &oauth::s256(&verifier))
-        .append_pair("code_challenge_method", "S256")
-        .append_pair("scope", "read:repository write:issue");
-    Ok(url)
-}
-
-/// The `code`s a consent decision's `Location` carries, each registered as
-/// a secret before any report is written.
-fn codes(ctx: &Ctx, answer: &Answer) -> Vec<String> {
-    let Some(to) = answer.header("location").and_then(|l| Url::parse(&l).ok()) else {
-        return Vec::new();
-    };
-    let codes: Vec<String> = (to.query_pairs())
-        .filter(|(n, _)| n == "code")
-        .map(|(_, v)| v.into_owned())
-        .collect();
-    for code in &codes {
-        ctx.register_secret(code);
-    }
-    codes
-}
-
-/// Whether a consent decision's answer hands a code to the client: a
-/// redirect to its `redirect_uri` carrying `code`.
-pub(crate) fn delivers_code(ctx: &Ctx, answer: &Answer) -> bool {
-    let codes = codes(ctx, answer);
-    answer
-        .header("location")
-        .is_some_and(|l| l.starts_with(REDIRECT) && !codes.is_empty())
-}
-
-/// Whether a consent was answered as §9 says: a 302 or 303 to the
-/// request's `redirect_uri` with one code and the request's state.
-pub(crate) fn hands_back(ctx: &Ctx, answer: &Answer, request: &Url) -> bool {
-    let codes = codes(ctx, answer);
-    let param = |u: &Url, name: &str| -> Vec<String> {
-        (u.query_pairs())
-            .filter(|(n, _)| n == name)
-            .map(|(_, v)| v.into_owned())
-            .collect()
-    };
-    let Some(to) = answer.header("location").and_then(|l| Url::parse(&l).ok()) else {
-        return false;
-    };
-    let mut target = to.clone();
-    target.set_query(None);
-    matches!(answer.status, 302 | 303)
-        && target.as_str() == REDIRECT
-        && codes.len() == 1
-        && !codes[0].is_empty()
-        && param(&to, "state") == param(request, "state")
-}
-
-/// Whether `human` is signed in: the new-grant page of `repo`, a
-/// repository it administers, holds the new-grant form.
-pub(crate) async fn signed_in(human: &Human, repo: &str) -> Step<bool> {
-    let page = human.open(&core_api::new_grant_page(repo)).await?;
-    Ok(page.form_with_field(fields::TASK).is_ok())
-}
-
-/// How a page or form answered, without anything backend-specific (no ids,
-/// no paths): its redirects' statuses and the final status.
-pub(crate) fn seen(page: &Page) -> String {
-    let hops: String = page
-        .redirects
-        .iter()
-        .map(|(s, _)| format!("{s} → "))
-        .collect();
-    format!(
-        "{hops}{}{}",
-        page.status,
-        if asks_sign_in(page) {
-            " (asks to sign in)"
-        } else {
-            ""
-        }
-    )
-}
-
-/// A POST the scenario writes from the field names of spec §4: `_csrf`
-/// first, then `rest`.
-pub(crate) fn hand_form(
-    human: &Human,
-    path: &str,
-    csrf: &str,
-    rest: &[(&str, String)],
-) -> Step<Form> {
-    let mut fields = vec![(fields::CSRF.to_owned(), csrf.to_owned())];
-    fields.extend(rest.iter().map(|(n, v)| ((*n).to_owned(), v.clone())));
-    Ok(Form::new("POST", human.url(path)?, fields))
 }
 
 /// The fields of a preparation for lab-bot.
@@ -298,14 +191,6 @@ async fn grants_in(ctx: &Ctx, alice: &Human, states: &[&str]) -> Step<Vec<GrantR
     }))
     .await;
     made.into_iter().collect()
-}
-
-/// lab-bot confirms `grant` natively with its own triple.
-pub(crate) async fn confirm(ctx: &Ctx, grant: &GrantRef) -> Step<()> {
-    let native = ctx.native(LAB_BOT)?;
-    let proposal = native.get_grant(grant).await?.grant()?.proposal;
-    let answer = native.confirm(grant, &proposal).await?;
-    ctx.expect_status("lab-bot confirms natively", answer.status, 200)
 }
 
 /// Who asks decides: every page and form of spec §4 and §9's consent

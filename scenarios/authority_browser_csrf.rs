@@ -12,12 +12,13 @@ use std::time::Duration;
 
 use grantgate_engine::prelude::*;
 
-use crate::authority_browser::{
-    REDIRECT, confirm, consent_url, delivers_code, hand_form, hands_back, seen, signed_in,
-};
-use crate::browser::{Unchanged, accepted, csrf_of};
-use crate::flows::{self, LAB, LAB_BOT};
-use crate::grammars::Table;
+use crate::support::consent::{REDIRECT, consent_url, delivers_code, hands_back};
+use crate::support::flows::confirm;
+use crate::support::flows::{self, LAB, LAB_BOT};
+use crate::support::forms::{accepted, csrf_of};
+use crate::support::forms::{hand_form, seen, signed_in};
+use crate::support::tables::Table;
+use crate::support::witnesses::Unchanged;
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -6,7 +6,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::LAB_BOT;
+use crate::support::flows::LAB_BOT;
 
 /// The bot that is not the grant's agent (fixture `lab`).
 pub(crate) const OTHER_BOT: &str = "other-bot";

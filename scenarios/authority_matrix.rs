@@ -19,8 +19,8 @@
 use grantgate_engine::prelude::*;
 
 use crate::authority_callers::{Caller, FIXTURE, FULL, READS, UNRELATED, USER_FULL, Who, holds};
-use crate::flows::{self, LAB, LAB_BOT, Watch};
-use crate::grammars::{Table, at_once};
+use crate::support::flows::{self, LAB, LAB_BOT, Watch};
+use crate::support::tables::{Table, at_once};
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -20,8 +20,8 @@ use grantgate_engine::prelude::*;
 use crate::authority_callers::{
     Caller, FIXTURE, FULL, Permission, READS, UNRELATED, USER_FULL, Who, holds,
 };
-use crate::flows::{LAB, LAB_BOT, Watch};
-use crate::grammars::{Table, at_once};
+use crate::support::flows::{LAB, LAB_BOT, Watch};
+use crate::support::tables::{Table, at_once};
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

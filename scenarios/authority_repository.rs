@@ -6,10 +6,11 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::authority_browser::{hand_form, seen};
-use crate::browser::{Unchanged, accepted};
-use crate::flows::{self, LAB, LAB_BOT};
-use crate::grammars::Table;
+use crate::support::flows::{self, LAB, LAB_BOT};
+use crate::support::forms::accepted;
+use crate::support::forms::{hand_form, seen};
+use crate::support::tables::Table;
+use crate::support::witnesses::Unchanged;
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -38,7 +39,7 @@ async fn grant_forms_under_another_repository(ctx: &mut Ctx) -> Outcome {
     let (grant, _) = alice
         .prepare_grant(LAB, LAB_BOT, "a task", "summary")
         .await?;
-    crate::authority_browser::confirm(ctx, &grant).await?;
+    crate::support::flows::confirm(ctx, &grant).await?;
 
     // (caller, a repository it administers besides alice/lab, one it
     // cannot see): every one of them is another repository for the grant.

@@ -3,8 +3,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT};
 use crate::lifecycle::{BODY, TASK, TITLE, expect_issue_page};
+use crate::support::flows::{self, LAB, LAB_BOT};
 
 /// This file's scenarios, in catalogue order (after `lifecycle`'s).
 pub fn scenarios() -> Vec<Scenario> {

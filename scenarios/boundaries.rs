@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, Watch};
+use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 
 /// This family's first half, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -15,7 +15,11 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, Ledger, Watch};
+use crate::support::flows::{self, LAB, LAB_BOT};
+use crate::support::forms::{
+    awaiting_human, expect_accepted, expect_lands_on_grant, expect_refused, offers, prepare_form,
+};
+use crate::support::witnesses::{Unchanged, expect_grant};
 
 /// This family's scenarios, in catalogue order (the other refusals
 /// follow, in `refusals.rs`).
@@ -24,151 +28,6 @@ pub fn scenarios() -> Vec<Scenario> {
         browser_forms_prepare_approve_withdraw(),
         csrf_missing_refused(),
     ]
-}
-
-/// What a refused form must leave as it was, read through the APIs: the
-/// watched grants' state and revision, the repository's Issues, and how many
-/// grants the agent has in any state.
-pub(crate) struct Unchanged {
-    watch: Watch,
-    ledger: Ledger,
-    grants: i64,
-}
-
-impl Unchanged {
-    /// Takes the witness now, watching `grant`.
-    pub(crate) async fn take(ctx: &Ctx, grant: &GrantRef) -> Step<Unchanged> {
-        Unchanged::watching(ctx, &[grant]).await
-    }
-
-    /// Takes the witness now, watching every one of `grants`.
-    pub(crate) async fn watching(ctx: &Ctx, grants: &[&GrantRef]) -> Step<Unchanged> {
-        let watch = grants
-            .iter()
-            .fold(Watch::new(LAB_BOT, LAB), |w, g| w.grant(g));
-        let ledger = watch.take(ctx).await?;
-        let grants = flows::grant_total(ctx, LAB_BOT).await?;
-        Ok(Unchanged {
-            watch,
-            ledger,
-            grants,
-        })
-    }
-
-    /// Checks that nothing changed since the witness was taken.
-    pub(crate) async fn expect(&self, ctx: &Ctx, what: &str) -> Step<()> {
-        self.watch.expect_unchanged(ctx, what, &self.ledger).await?;
-        ctx.expect_eq(
-            &format!("{what}: no grant was prepared"),
-            flows::grant_total(ctx, LAB_BOT).await?,
-            self.grants,
-        )
-    }
-}
-
-/// Checks that the grant is `(state, revision)` as lab-bot reads it natively.
-pub(crate) async fn expect_grant(
-    ctx: &Ctx,
-    what: &str,
-    grant: &GrantRef,
-    state: &str,
-    revision: i64,
-) -> Step<()> {
-    let (now, rev) = flows::native_status(ctx, LAB_BOT, grant).await?;
-    ctx.expect_eq(
-        &format!("{what}: the grant's state and revision"),
-        (now.as_str(), rev),
-        (state, revision),
-    )
-}
-
-/// The new-grant form of alice/lab, filled for lab-bot.
-pub(crate) async fn prepare_form(human: &Human, task: &str) -> Step<Form> {
-    human.prepare_form(LAB, LAB_BOT, task, "summary").await
-}
-
-/// Checks a refused POST: the final answer is `status` with no redirect.
-pub(crate) fn expect_refused(ctx: &Ctx, what: &str, page: &Page, status: u16) -> Step<()> {
-    ctx.expect_eq(
-        &format!("{what}: refused with {status}, no redirect"),
-        (page.status, page.redirects.len()),
-        (status, 0),
-    )
-}
-
-/// Checks a preparation that worked: 303 to the new grant's page (spec §4),
-/// which opens.
-pub(crate) fn expect_lands_on_grant(
-    ctx: &Ctx,
-    what: &str,
-    page: &Page,
-    grant: &GrantRef,
-) -> Step<()> {
-    ctx.expect_eq(
-        &format!("{what}: 303 to the grant's page, which opens"),
-        (
-            page.first_redirect()
-                .map(|(status, to)| (status, to.path().to_owned())),
-            page.status,
-        ),
-        (Some((303, core_api::grant_page(grant))), 200),
-    )
-}
-
-/// Whether `page` asks to sign in (holds the login form): what a Core shows
-/// a signed-out browser is its own (a redirect, or the login form in place
-/// with any status), so a page asking to sign in is never the page asked
-/// for.
-pub(crate) fn asks_sign_in(page: &Page) -> bool {
-    page.form_with_field(fields::USER_NAME).is_ok()
-}
-
-/// Whether a form POST whose answer spec §4 leaves to the Core (approve,
-/// withdraw, logout) was accepted: a 302 or 303 redirect, or no redirect,
-/// ending on a 200 page. Where it leads is the Core's own; what it did is
-/// read from the API.
-pub(crate) fn accepted(page: &Page) -> bool {
-    matches!(page.first_redirect(), None | Some((302 | 303, _))) && page.status == 200
-}
-
-/// Checks that such a form POST was accepted (see [`accepted`]).
-pub(crate) fn expect_accepted(ctx: &Ctx, what: &str, page: &Page) -> Step<()> {
-    ctx.expect(
-        &format!("{what}: accepted (a 302 or 303 redirect, or 200 with the resulting page)"),
-        accepted(page),
-        &page.arrival(),
-    )
-}
-
-/// alice prepares a grant and lab-bot confirms it: `awaiting_human`, rev 2.
-pub(crate) async fn awaiting_human(ctx: &mut Ctx, alice: &Human, task: &str) -> Step<GrantRef> {
-    ctx.step("alice prepares a grant for lab-bot, which confirms it");
-    let (grant, _) = alice.prepare_grant(LAB, LAB_BOT, task, "summary").await?;
-    let bot = ctx.bot(LAB_BOT).await?;
-    let proposal = bot.read_proposal(&grant).await?;
-    let confirmed = bot.confirm(&grant, &proposal).await?;
-    ctx.expect_tool_ok("lab-bot confirms", &confirmed)?;
-    expect_grant(ctx, "after confirming", &grant, state::AWAITING_HUMAN, 2).await?;
-    Ok(grant)
-}
-
-/// The `_csrf` a form carries; a form without one breaks spec §4.
-pub(crate) fn csrf_of(form: &Form) -> Step<String> {
-    form.field(fields::CSRF)
-        .filter(|v| !v.is_empty())
-        .map(str::to_owned)
-        .ok_or_else(|| Abort::failed(format!("the form posting to {} has no _csrf", form.action)))
-}
-
-/// Whether `page` holds the grant's approve or withdraw form, found by action.
-pub(crate) fn offers(
-    human: &Human,
-    page: &Page,
-    grant: &GrantRef,
-    decision: Decision,
-) -> Step<bool> {
-    let action = human.url(&core_api::decision(grant, decision))?;
-    Ok(page.has_form_to(action.path()))
 }
 
 /// Checks which decision forms a grant's page offers.

@@ -9,8 +9,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::accepted;
-use crate::flows::{self, LAB, LAB_BOT, expect_same_receipt};
+use crate::support::flows::{self, LAB, LAB_BOT, expect_same_receipt};
+use crate::support::forms::accepted;
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -6,8 +6,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::consent_flow::{CONSENTER, READ_TOOL, consent_bot, park, read_args};
-use crate::flows::{LAB, LAB_BOT, Watch, active_grant};
+use crate::consent_flow::{READ_TOOL, consent_bot, park, read_args};
+use crate::support::consent::CONSENTER;
+use crate::support::flows::{LAB, LAB_BOT, Watch, active_grant};
 
 /// This family's token scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -7,9 +7,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::consent_flow::{
-    CONSENTER, READ_TOOL, consent_bot, expect_token_post, park, read_args, unminted_state,
-};
+use crate::consent_flow::{READ_TOOL, consent_bot, expect_token_post, park, read_args};
+use crate::support::consent::{CONSENTER, unminted_state};
 
 /// This family's callback scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -7,7 +7,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::consent_flow::{CONSENTER, unminted_state};
+use crate::support::consent::{CONSENTER, unminted_state};
 
 /// This family's Core rules, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -389,18 +389,18 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
         vec!["read:repository".to_owned()],
     )?;
     let native = ctx.native_with_consent(CONSENTER, &token)?;
-    let before = crate::flows::issue_count(ctx, crate::flows::LAB).await?;
+    let before = crate::support::flows::issue_count(ctx, crate::support::flows::LAB).await?;
     let answer = native
         .call(
             "POST",
-            &core_api::issues(crate::flows::LAB),
+            &core_api::issues(crate::support::flows::LAB),
             Some(&json!({"title": "beyond its scope", "body": "b"})),
         )
         .await?;
     ctx.expect_status("creating an Issue with it is 403", answer.status, 403)?;
     ctx.expect_eq(
         "no Issue was written",
-        crate::flows::issue_count(ctx, crate::flows::LAB).await?,
+        crate::support::flows::issue_count(ctx, crate::support::flows::LAB).await?,
         before,
     )?;
     Ok(())

@@ -12,7 +12,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{LAB, LAB_BOT};
+use crate::support::consent::CONSENTER;
+use crate::support::flows::{LAB, LAB_BOT};
 
 /// This family's happy paths, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -23,23 +24,9 @@ pub fn scenarios() -> Vec<Scenario> {
     ]
 }
 
-/// The person who consents in these scenarios: alice, the repository's
-/// admin, so that "consent is not approval" is tested on the strongest case.
-pub const CONSENTER: &str = "alice";
-
 /// The tool the consent scenarios park: a read whose answer is the same for
 /// every token of the same person.
 pub const READ_TOOL: &str = "get_repository";
-
-/// A state nobody minted, for a native request or a forged callback: a
-/// random base64url string of 43 characters (256 bits, registered as a
-/// secret like every state), then characters a redirect must encode (RFC
-/// 6749's `state` is any VSCHAR): a space and `+ & = % # /`.
-pub fn unminted_state(ctx: &Ctx) -> String {
-    let s = oauth::verifier();
-    ctx.register_secret(&s);
-    format!("{s} +&=%#/")
-}
 
 /// The arguments of [`READ_TOOL`].
 pub fn read_args() -> Value {

@@ -8,7 +8,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, Watch};
+use crate::support::envelopes::{envelope, typed};
+use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 
 /// This family's first part, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -18,17 +19,6 @@ pub fn scenarios() -> Vec<Scenario> {
         enveloped_grant_fails_closed(),
         envelope_patterns_never_exposed(),
     ]
-}
-
-/// A version-1 envelope allowing `paths` with `min..=max` commits.
-pub(crate) fn envelope(paths: &[&str], min: i64, max: i64) -> Value {
-    json!({"version": "1", "allowed_paths": paths,
-           "commit_count": {"min": min, "max": max}, "publish": false})
-}
-
-/// An envelope as a human types it into the form: JSON text.
-pub(crate) fn typed(envelope: &Value) -> String {
-    envelope.to_string()
 }
 
 /// alice prepares a grant for lab-bot with `envelope` typed into the form;

@@ -5,8 +5,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::envelope::{envelope, typed};
-use crate::flows::{self, LAB, LAB_BOT};
+use crate::support::envelopes::{envelope, typed};
+use crate::support::flows::{self, LAB, LAB_BOT};
 
 /// This family's second part, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

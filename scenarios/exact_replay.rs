@@ -11,7 +11,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
+use crate::support::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
 
 /// This family's first half, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

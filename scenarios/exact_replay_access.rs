@@ -5,9 +5,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::adapter_faults::{SUBMIT, expect_no_receipt};
 use crate::exact_replay::{BODY, TITLE, active, expect_native_replay, issue_text};
-use crate::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
+use crate::support::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
+use crate::support::proxied::{SUBMIT, expect_no_receipt};
 
 /// This family's second half, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -7,7 +7,7 @@ use grantgate_engine::prelude::*;
 
 use crate::explore_model::{Aimed, Model, Op, State, grant_words};
 use crate::explore_run::{Agent, Live, World, body, show, title};
-use crate::flows::LAB;
+use crate::support::flows::LAB;
 
 impl World {
     /// What `a` touched reads as `model` says: its grant as lab-bot reads

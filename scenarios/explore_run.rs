@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::accepted;
 use crate::explore_model::{Aimed, Answer, Extensions, Model, Move, Op};
-use crate::flows::{LAB, LAB_BOT};
+use crate::support::flows::{LAB, LAB_BOT};
+use crate::support::forms::accepted;
 
 /// Where moved Issues go: alice's repository, which lab-bot cannot see.
 pub const ARCHIVE_NAME: &str = "archive";

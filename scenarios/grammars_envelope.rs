@@ -11,9 +11,9 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::envelope::envelope;
-use crate::flows::{self, LAB, LAB_BOT};
-use crate::grammars::Table;
+use crate::support::envelopes::envelope;
+use crate::support::flows::{self, LAB, LAB_BOT};
+use crate::support::tables::Table;
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -5,8 +5,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, Watch, active_grant};
-use crate::grammars::Table;
+use crate::support::flows::{self, LAB, LAB_BOT, Watch, active_grant};
+use crate::support::tables::Table;
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

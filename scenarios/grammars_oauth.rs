@@ -13,8 +13,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::consent_flow::{CONSENTER, unminted_state};
-use crate::grammars::Table;
+use crate::support::consent::{CONSENTER, unminted_state};
+use crate::support::tables::Table;
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -12,8 +12,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{LAB, LAB_BOT, Watch};
-use crate::grammars::Table;
+use crate::support::flows::{LAB, LAB_BOT, Watch};
+use crate::support::tables::Table;
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

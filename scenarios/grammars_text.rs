@@ -4,8 +4,8 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT};
-use crate::grammars::{Table, at_once};
+use crate::support::flows::{self, LAB, LAB_BOT};
+use crate::support::tables::{Table, at_once};
 
 /// This file's scenarios, in catalogue order (after `grammars.rs`).
 pub fn scenarios() -> Vec<Scenario> {

@@ -12,10 +12,10 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::consent_flow::{CONSENTER, unminted_state};
-use crate::flows::LAB;
-use crate::grammars::Table;
 use crate::grammars_oauth::{R1, R2, RB, Request, two_clients};
+use crate::support::consent::{CONSENTER, unminted_state};
+use crate::support::flows::LAB;
+use crate::support::tables::Table;
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

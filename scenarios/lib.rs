@@ -39,7 +39,6 @@ pub mod explore;
 pub mod explore_model;
 pub mod explore_reads;
 pub mod explore_run;
-pub mod flows;
 pub mod grammars;
 pub mod grammars_credentials;
 pub mod grammars_envelope;
@@ -59,6 +58,8 @@ pub mod sessions;
 pub mod tombstones;
 pub mod validation;
 pub mod withdrawal;
+
+mod support;
 
 use grantgate_engine::prelude::Scenario;
 

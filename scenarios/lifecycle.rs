@@ -4,7 +4,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT};
+use crate::support::flows::{self, LAB, LAB_BOT};
 
 /// This file's scenarios, in catalogue order (`bodies` follows).
 pub fn scenarios() -> Vec<Scenario> {

@@ -8,7 +8,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{LAB, LAB_BOT, active_grant};
+use crate::support::flows::{LAB, LAB_BOT, active_grant};
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -11,9 +11,10 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::{Unchanged, awaiting_human, expect_accepted, expect_grant};
-use crate::flows::{LAB, LAB_BOT};
-use crate::sessions::opened;
+use crate::support::flows::{LAB, LAB_BOT};
+use crate::support::forms::opened;
+use crate::support::forms::{awaiting_human, expect_accepted};
+use crate::support::witnesses::{Unchanged, expect_grant};
 
 /// This file's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {
@@ -105,7 +106,7 @@ async fn real_browser_cross_site_post_changes_nothing(ctx: &mut Ctx) -> Outcome 
     }
     ctx.observe(
         "after the cross-site posts",
-        &crate::flows::native_status(ctx, LAB_BOT, &grant).await?,
+        &crate::support::flows::native_status(ctx, LAB_BOT, &grant).await?,
     );
 
     ctx.step("the same approve form, sent from the Core's own page, works");
@@ -150,7 +151,7 @@ async fn real_browser_reads_text_and_clicks(ctx: &mut Ctx) -> Outcome {
     expect_shows(ctx, &alice.grant_page(&grant).await?, state::REVOKED)?;
     ctx.observe(
         "after withdrawing",
-        &crate::flows::native_status(ctx, LAB_BOT, &grant).await?,
+        &crate::support::flows::native_status(ctx, LAB_BOT, &grant).await?,
     );
     Ok(())
 }

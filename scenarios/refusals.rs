@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::{
-    Unchanged, asks_sign_in, awaiting_human, csrf_of, expect_accepted, expect_grant,
-    expect_refused, offers, prepare_form,
+use crate::support::flows::{LAB, LAB_BOT};
+use crate::support::forms::{
+    asks_sign_in, awaiting_human, csrf_of, expect_accepted, expect_refused, offers, prepare_form,
 };
-use crate::flows::{LAB, LAB_BOT};
+use crate::support::witnesses::{Unchanged, expect_grant};
 
 /// The refusal scenarios of family 1, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -8,7 +8,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, submit_ok};
+use crate::support::flows::{self, LAB, LAB_BOT, submit_ok};
 
 /// This family's scenarios, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

@@ -7,7 +7,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT};
+use crate::support::flows::{self, LAB, LAB_BOT};
 
 /// This family's second half, in catalogue order.
 pub fn scenarios() -> Vec<Scenario> {

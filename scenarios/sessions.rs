@@ -11,10 +11,10 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::browser::{
-    Unchanged, asks_sign_in, awaiting_human, expect_accepted, expect_grant, offers,
-};
-use crate::flows::{self, LAB, LAB_BOT, Watch};
+use crate::support::flows::{self, LAB, LAB_BOT, Watch};
+use crate::support::forms::opened;
+use crate::support::forms::{awaiting_human, expect_accepted, offers};
+use crate::support::witnesses::{Unchanged, expect_grant};
 
 /// This file's scenarios, in catalogue order (`validation.rs` follows).
 pub fn scenarios() -> Vec<Scenario> {
@@ -71,15 +71,6 @@ impl SetCookie {
 /// A GET of `path` as a hand-built form (to send it with a `Cookie` header).
 fn get(human: &Human, path: &str) -> Step<Form> {
     Ok(Form::new("GET", human.url(path)?, Vec::new()))
-}
-
-/// Whether `page` is the page at `path` itself, opened without a redirect
-/// and not asking to sign in.
-pub(crate) fn opened(page: &Page, path: &str) -> bool {
-    page.status == 200
-        && page.redirects.is_empty()
-        && page.url.path() == path
-        && !asks_sign_in(page)
 }
 
 /// alice logs in and the session cookies of her login answer are found:

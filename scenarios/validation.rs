@@ -7,7 +7,7 @@
 
 use grantgate_engine::prelude::*;
 
-use crate::flows::{self, LAB, LAB_BOT, Watch};
+use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 
 /// This file's scenarios, in catalogue order (after `sessions.rs`).
 pub fn scenarios() -> Vec<Scenario> {

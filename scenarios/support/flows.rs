@@ -363,3 +363,11 @@ pub async fn submit_ok(
     )?;
     Ok(receipt)
 }
+
+/// lab-bot confirms `grant` natively with its own triple.
+pub(crate) async fn confirm(ctx: &Ctx, grant: &GrantRef) -> Step<()> {
+    let native = ctx.native(LAB_BOT)?;
+    let proposal = native.get_grant(grant).await?.grant()?.proposal;
+    let answer = native.confirm(grant, &proposal).await?;
+    ctx.expect_status("lab-bot confirms natively", answer.status, 200)
+}
