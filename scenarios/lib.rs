@@ -8,56 +8,25 @@
 //! its name to that file's `scenarios()`; to add a family, see
 //! `docs/harness.md`.
 
-// PORTING: each module is uncommented (here and in `catalogue()`) once its
-// file compiles against the prelude.
-pub mod access_loss;
-pub mod adapter_errors;
-pub mod adapter_faults;
-pub mod adapter_inputs;
-pub mod adapter_responses;
-pub mod adapter_tools;
-pub mod authority;
-pub mod authority_browser;
-pub mod authority_browser_csrf;
-pub mod authority_callers;
-pub mod authority_matrix;
-pub mod authority_matrix_setup;
-pub mod authority_repository;
-pub mod bodies;
-pub mod boundaries;
-pub mod browser;
-pub mod concurrency;
-pub mod consent_authority;
-pub mod consent_callbacks;
-pub mod consent_core_rules;
-pub mod consent_flow;
-pub mod envelope;
-pub mod envelope_refusals;
-pub mod exact_replay;
-pub mod exact_replay_access;
+mod access_loss;
+mod adapter_faults;
+mod adapter_inputs;
+mod authority;
+mod boundaries;
+mod browser;
+mod concurrency;
+mod consent;
+mod envelope;
+mod exact_replay;
 pub mod explore;
-pub mod explore_model;
-pub mod explore_reads;
-pub mod explore_run;
-pub mod grammars;
-pub mod grammars_credentials;
-pub mod grammars_envelope;
-pub mod grammars_json;
-pub mod grammars_oauth;
-pub mod grammars_segments;
-pub mod grammars_text;
-pub mod grammars_token;
-pub mod lifecycle;
-pub mod pagination;
-pub mod privilege;
-pub mod real_browser;
-pub mod refusals;
-pub mod replay;
-pub mod separation;
-pub mod sessions;
-pub mod tombstones;
-pub mod validation;
-pub mod withdrawal;
+mod grammars;
+mod lifecycle;
+mod pagination;
+mod privilege;
+mod replay;
+mod sessions;
+mod tombstones;
+mod withdrawal;
 
 mod support;
 
@@ -67,50 +36,50 @@ use grantgate_engine::prelude::Scenario;
 /// engine's `parity::` trial over every scenario marked `parity`).
 pub fn catalogue() -> Vec<Scenario> {
     let families: Vec<Vec<Scenario>> = vec![
-        browser::scenarios(),
-        refusals::scenarios(),
-        authority_browser_csrf::scenarios(),
-        real_browser::scenarios(),
-        pagination::scenarios(),
-        lifecycle::scenarios(),
-        bodies::scenarios(),
-        replay::scenarios(),
-        tombstones::scenarios(),
-        withdrawal::scenarios(),
-        boundaries::scenarios(),
-        separation::scenarios(),
-        access_loss::scenarios(),
-        adapter_faults::scenarios(),
-        adapter_responses::scenarios(),
-        adapter_errors::scenarios(),
-        privilege::scenarios(),
-        authority::scenarios(),
-        authority_matrix::scenarios(),
-        authority_matrix_setup::scenarios(),
-        authority_browser::scenarios(),
-        authority_repository::scenarios(),
-        sessions::scenarios(),
-        validation::scenarios(),
-        adapter_inputs::scenarios(),
-        adapter_tools::scenarios(),
-        concurrency::scenarios(),
-        exact_replay::scenarios(),
-        exact_replay_access::scenarios(),
-        envelope::scenarios(),
-        envelope_refusals::scenarios(),
-        consent_flow::scenarios(),
-        consent_callbacks::scenarios(),
-        consent_core_rules::scenarios(),
-        consent_authority::scenarios(),
-        grammars::scenarios(),
-        grammars_text::scenarios(),
-        grammars_credentials::scenarios(),
-        grammars_oauth::scenarios(),
-        grammars_token::scenarios(),
-        grammars_envelope::scenarios(),
-        grammars_segments::scenarios(),
-        grammars_json::scenarios(),
-        explore::scenarios(),
+        browser::forms::scenarios(),
+        browser::refusals::scenarios(),
+        browser::csrf_matrix::scenarios(),
+        browser::real_browser::scenarios(),
+        pagination::pages::scenarios(),
+        lifecycle::confirm_and_submit::scenarios(),
+        lifecycle::issue_bodies::scenarios(),
+        replay::request_keys::scenarios(),
+        tombstones::deleted_and_moved::scenarios(),
+        withdrawal::in_every_state::scenarios(),
+        boundaries::wrong_bot_and_scope::scenarios(),
+        boundaries::separation::scenarios(),
+        access_loss::mid_flow::scenarios(),
+        adapter_faults::transport::scenarios(),
+        adapter_faults::success_answers::scenarios(),
+        adapter_faults::error_answers::scenarios(),
+        privilege::own_token_only::scenarios(),
+        authority::approval::scenarios(),
+        authority::native_matrix::scenarios(),
+        authority::setup_matrix::scenarios(),
+        authority::browser_matrix::scenarios(),
+        authority::other_repository::scenarios(),
+        sessions::cookies_and_tokens::scenarios(),
+        sessions::submission_limits::scenarios(),
+        adapter_inputs::input_rule::scenarios(),
+        adapter_inputs::tools::scenarios(),
+        concurrency::in_flight::scenarios(),
+        exact_replay::identical::scenarios(),
+        exact_replay::access::scenarios(),
+        envelope::evidence::scenarios(),
+        envelope::refusals::scenarios(),
+        consent::happy_paths::scenarios(),
+        consent::callbacks::scenarios(),
+        consent::core_rules::scenarios(),
+        consent::consented_token::scenarios(),
+        grammars::identifiers::scenarios(),
+        grammars::text::scenarios(),
+        grammars::credentials::scenarios(),
+        grammars::oauth::scenarios(),
+        grammars::token::scenarios(),
+        grammars::envelope::scenarios(),
+        grammars::native_segments::scenarios(),
+        grammars::json::scenarios(),
+        explore::sequences::scenarios(),
     ];
     families.concat()
 }

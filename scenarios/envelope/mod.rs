@@ -1,0 +1,4 @@
+//! Family 17 (spec §7.16, §8): the repository grant envelope.
+
+pub(crate) mod evidence;
+pub(crate) mod refusals;
