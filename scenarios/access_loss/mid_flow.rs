@@ -9,16 +9,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT, Ledger, Watch};
 
-/// This family's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        collaborator_removed_mid_flow(),
-        repository_made_private_mid_flow(),
-        demoted_to_reader_mid_flow(),
-        token_scope_reduced_mid_flow(),
-    ]
-}
-
 /// Once the bot is removed from a private repository's collaborators, every
 /// grant route answers 404 (`not_found` through the adapter), the list omits
 /// its grants, nothing is written, and restoring the collaborator brings the

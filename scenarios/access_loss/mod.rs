@@ -1,3 +1,3 @@
 //! Family 8 (spec §7.8): collaborator removed, repository private, scope reduced.
 
-pub(crate) mod mid_flow;
+files! { mid_flow }

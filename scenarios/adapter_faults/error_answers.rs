@@ -12,14 +12,6 @@ use crate::support::proxied::{
     BODY, GRANT, SUBMIT, TITLE, expect_no_receipt, expect_still_active, proxied_active_grant,
 };
 
-/// This family's third part, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        upstream_body_never_echoed(),
-        strict_inputs_refused_before_upstream(),
-    ]
-}
-
 /// An upstream error whose body and `Location` carry a marker and a
 /// credential keeps its native meaning (400 `bad_request` … 422
 /// `unprocessable`, 5xx uncertain) while neither the marker nor the

@@ -1,5 +1,3 @@
 //! Family 9 (spec §7.9): faults between adapter and Core.
 
-pub(crate) mod error_answers;
-pub(crate) mod success_answers;
-pub(crate) mod transport;
+files! { transport, success_answers, error_answers }

@@ -13,15 +13,6 @@ use crate::support::proxied::{
     proxied_active_grant,
 };
 
-/// This family's second part, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        malformed_success_publishes_no_receipt(),
-        inconsistent_success_publishes_no_receipt(),
-        inconsistent_grant_answers_publish_nothing(),
-    ]
-}
-
 /// A submit whose 201 body is malformed (cut JSON, HTML, a JSON array, a
 /// grant without its submission) is `delivery_uncertain` with no receipt
 /// after exactly one POST, a malformed readback is `malformed_response` with

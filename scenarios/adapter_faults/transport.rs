@@ -16,15 +16,6 @@ use crate::support::proxied::{
     expect_still_active, proxied_active_grant,
 };
 
-/// This family's first half, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        redirect_refused(),
-        lost_response_then_readback(),
-        timeout_is_uncertain(),
-    ]
-}
-
 /// A path no Core serves: a redirect's same-origin target.
 const TARGET: &str = "/redirect-target/never-here";
 /// A 301, 302, 303, 307 or 308 answer is never followed: a GET tool reports

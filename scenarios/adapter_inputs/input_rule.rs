@@ -12,17 +12,6 @@ use crate::support::proxied::{TITLE, expect_no_receipt, proxied_active_grant};
 
 use crate::support::flows::{LAB, LAB_BOT, Watch};
 
-/// This family's first part, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        unknown_inputs_refused(),
-        malformed_values_refused(),
-        foreign_origin_refused(),
-        protocol_revisions_served(),
-        oversized_request_refused(),
-    ]
-}
-
 /// The grant tools, each with a complete, valid set of inputs for `grant`.
 pub(crate) fn valid_calls(
     grant: &GrantRef,

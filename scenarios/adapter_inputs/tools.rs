@@ -9,15 +9,6 @@ use crate::support::flows::{self, LAB, LAB_BOT};
 use crate::support::grant_list::{expect_exactly, prepared, tool_page};
 use crate::support::proxied::{TITLE, expect_no_receipt};
 
-/// This family's second part, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        public_tools_answer_natively(),
-        lost_confirm_settled_by_readback(),
-        clamped_pages_yield_every_grant(),
-    ]
-}
-
 /// The confirm route of any grant of alice/lab, as the proxy matches it.
 const CONFIRM: &str = "/api/v1/repos/alice/lab/agent-work-grants/*/confirm";
 /// The native grant list, as the proxy matches it.

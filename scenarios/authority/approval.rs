@@ -16,17 +16,6 @@ use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 use crate::support::forms::{awaiting_human, expect_accepted, expect_refused, offers};
 use crate::support::witnesses::{Unchanged, expect_grant};
 
-/// This family's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        submit_refused_before_approval(),
-        approve_refused_before_confirmation(),
-        write_collaborator_gets_404(),
-        read_collaborator_gets_404(),
-        stranger_gets_404(),
-    ]
-}
-
 /// Submits `issue` natively and then (under another key) through the
 /// adapter, expecting 409 and `conflict` each time.
 async fn expect_submit_conflict(

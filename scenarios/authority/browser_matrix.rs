@@ -22,11 +22,6 @@ use crate::support::forms::{hand_form, seen, signed_in};
 use crate::support::tables::Table;
 use crate::support::witnesses::Unchanged;
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![browser_caller_matrix(), browser_decision_state_matrix()]
-}
-
 /// The fields of a preparation for lab-bot.
 fn prepare_fields(task: &str) -> Vec<(&'static str, String)> {
     vec![

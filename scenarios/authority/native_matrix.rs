@@ -22,11 +22,6 @@ use super::callers::{Caller, FIXTURE, FULL, READS, UNRELATED, USER_FULL, Who, ho
 use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 use crate::support::tables::{Table, at_once};
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![grant_route_authority_matrix()]
-}
-
 /// The five grant routes of spec §3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Route {

@@ -12,11 +12,6 @@ use crate::support::forms::{hand_form, seen};
 use crate::support::tables::Table;
 use crate::support::witnesses::Unchanged;
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![grant_forms_under_another_repository()]
-}
-
 /// alice's grant under another repository is 404 on its page, approve and
 /// withdraw — asked by the owner, an admin collaborator, the site admin and
 /// a stranger, each with a `_csrf` of its own session, under a repository

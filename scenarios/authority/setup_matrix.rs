@@ -21,11 +21,6 @@ use super::callers::{Caller, FIXTURE, FULL, Permission, READS, UNRELATED, USER_F
 use crate::support::flows::{LAB, LAB_BOT, Watch};
 use crate::support::tables::{Table, at_once};
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![setup_route_authority_matrix()]
-}
-
 /// The second private repository of alice, where Issues are moved to.
 const ANNEX: &str = "alice/annex";
 

@@ -1,4 +1,3 @@
 //! Family 7 (spec §7.7): wrong bot, missing scope, ordinary activity, independence.
 
-pub(crate) mod separation;
-pub(crate) mod wrong_bot_and_scope;
+files! { wrong_bot_and_scope, separation }

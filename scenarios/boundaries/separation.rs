@@ -9,14 +9,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT};
 
-/// This family's second half, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        ordinary_issue_is_unattributed(),
-        independent_grants_do_not_interfere(),
-    ]
-}
-
 /// Issues a bot opens through `create_issue` or the native Issue API carry
 /// `agent_work_grant: null` and no grant marker on their page, even while
 /// that bot holds an active grant on the repository.

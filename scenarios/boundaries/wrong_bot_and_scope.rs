@@ -11,11 +11,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 
-/// This family's first half, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![wrong_bot_gets_not_found(), missing_scope_is_forbidden()]
-}
-
 /// Another bot with write access to the same repository gets 404
 /// (`not_found` through its adapter) on every route of lab-bot's grants —
 /// the same answer as for a grant that does not exist — never sees them in

@@ -20,11 +20,6 @@ use crate::support::forms::{hand_form, seen, signed_in};
 use crate::support::tables::Table;
 use crate::support::witnesses::Unchanged;
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![browser_csrf_matrix(), browser_csrf_expired_matrix()]
-}
-
 /// How a form carries its token.
 #[derive(Clone, Copy, PartialEq)]
 enum Csrf {

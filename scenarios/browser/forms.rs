@@ -21,15 +21,6 @@ use crate::support::forms::{
 };
 use crate::support::witnesses::{Unchanged, expect_grant};
 
-/// This family's scenarios, in catalogue order (the other refusals
-/// follow, in `refusals.rs`).
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        browser_forms_prepare_approve_withdraw(),
-        csrf_missing_refused(),
-    ]
-}
-
 /// Checks which decision forms a grant's page offers.
 fn expect_offers(
     ctx: &Ctx,

@@ -16,15 +16,6 @@ use crate::support::forms::opened;
 use crate::support::forms::{awaiting_human, expect_accepted};
 use crate::support::witnesses::{Unchanged, expect_grant};
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        real_browser_session_cookie_hidden_from_scripts(),
-        real_browser_cross_site_post_changes_nothing(),
-        real_browser_reads_text_and_clicks(),
-    ]
-}
-
 /// In a real browser, no cookie that keeps alice signed in is readable by
 /// the Core's pages' scripts (`document.cookie`): the session cookie is
 /// `HttpOnly` as Chromium enforces it. A session cookie is one without

@@ -15,16 +15,6 @@ use crate::support::forms::{
 };
 use crate::support::witnesses::{Unchanged, expect_grant};
 
-/// The refusal scenarios of family 1, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        csrf_foreign_refused(),
-        csrf_expired_refused(),
-        stale_revision_refused(),
-        bot_token_cannot_drive_browser(),
-    ]
-}
-
 /// A `_csrf` issued to another session — the same human's second browser or
 /// an anonymous one — is refused with 400 as a form field and as
 /// `X-Csrf-Token`, and changes nothing.

@@ -12,15 +12,6 @@ use grantgate_engine::prelude::*;
 use crate::support::flows::{self, LAB, LAB_BOT, expect_same_receipt};
 use crate::support::forms::accepted;
 
-/// This family's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        identical_submissions_in_flight(),
-        one_key_different_bodies_in_flight(),
-        concurrent_approvals_one_wins(),
-    ]
-}
-
 /// How many submissions are in flight at once.
 const N: usize = 8;
 const TITLE: &str = "Race: lab::cache_warmup";

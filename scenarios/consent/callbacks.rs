@@ -10,17 +10,6 @@ use grantgate_engine::prelude::*;
 use super::happy_paths::{READ_TOOL, consent_bot, expect_token_post, park, read_args};
 use crate::support::consent::{CONSENTER, unminted_state};
 
-/// This family's callback scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        consent_callbacks_refused_exchange_nothing(),
-        expired_consent_state_is_refused(),
-        consent_code_with_another_sessions_state(),
-        denied_consent_ends_the_call(),
-        failed_consent_exchange_never_resumes(),
-    ]
-}
-
 /// `state` with its last character changed, registered as a secret: all
 /// but one character of it is a live state.
 fn altered(ctx: &Ctx, state: &str) -> String {

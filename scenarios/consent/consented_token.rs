@@ -10,11 +10,6 @@ use super::happy_paths::{READ_TOOL, consent_bot, park, read_args};
 use crate::support::consent::CONSENTER;
 use crate::support::flows::{LAB, LAB_BOT, Watch, active_grant};
 
-/// This family's token scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![consent_is_not_approval(), no_consent_token_on_disk()]
-}
-
 /// Parks a call on a fresh consent bot, has alice consent, and returns the
 /// bot (its session holding alice's token) and that token.
 async fn consented(ctx: &mut Ctx) -> Step<(Bot, ConsentToken)> {

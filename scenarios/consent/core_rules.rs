@@ -9,17 +9,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::consent::{CONSENTER, unminted_state};
 
-/// This family's Core rules, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        consent_authorize_refuses_what_is_not_registered(),
-        consent_token_endpoint_binds_the_code(),
-        consent_login_brings_back_only_to_the_core(),
-        expired_consent_code_is_invalid_grant(),
-        consent_form_needs_its_own_csrf(),
-    ]
-}
-
 /// A redirect URI nothing listens on: the harness never follows it, it
 /// reads the Core's `Location` instead.
 const REDIRECT: &str = "http://127.0.0.1:9/cb";

@@ -15,15 +15,6 @@ use grantgate_engine::prelude::*;
 use crate::support::consent::CONSENTER;
 use crate::support::flows::{LAB, LAB_BOT};
 
-/// This family's happy paths, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        parked_call_resumes_after_consent(),
-        auth_required_then_retry_after_consent(),
-        request_bearer_wins_over_consent(),
-    ]
-}
-
 /// The tool the consent scenarios park: a read whose answer is the same for
 /// every token of the same person.
 pub const READ_TOOL: &str = "get_repository";

@@ -1,6 +1,3 @@
 //! Family 18 (spec §7.16, §9): delegated consent.
 
-pub(crate) mod callbacks;
-pub(crate) mod consented_token;
-pub(crate) mod core_rules;
-pub(crate) mod happy_paths;
+files! { happy_paths, callbacks, core_rules, consented_token }

@@ -11,16 +11,6 @@ use grantgate_engine::prelude::*;
 use crate::support::envelopes::{envelope, typed};
 use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 
-/// This family's first part, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        no_envelope_is_null(),
-        envelope_evidence_and_digest(),
-        enveloped_grant_fails_closed(),
-        envelope_patterns_never_exposed(),
-    ]
-}
-
 /// alice prepares a grant for lab-bot with `envelope` typed into the form;
 /// the Core must answer 303 to the new grant's page.
 async fn prepare_enveloped(ctx: &Ctx, alice: &Human, task: &str, envelope: &str) -> Step<GrantRef> {

@@ -1,4 +1,3 @@
 //! Family 17 (spec §7.16, §8): the repository grant envelope.
 
-pub(crate) mod evidence;
-pub(crate) mod refusals;
+files! { evidence, refusals }

@@ -8,11 +8,6 @@ use grantgate_engine::prelude::*;
 use crate::support::envelopes::{envelope, typed};
 use crate::support::flows::{self, LAB, LAB_BOT};
 
-/// This family's second part, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![invalid_envelopes_refused(), envelope_never_synthesised()]
-}
-
 /// A valid envelope with `member` replaced by `value` (or removed, for
 /// `None`), inside `commit_count` when `member` is `min`, `max` or another
 /// name prefixed `commit_count.`.

@@ -9,15 +9,6 @@ use super::identical::{BODY, TITLE, active, expect_native_replay, issue_text};
 use crate::support::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
 use crate::support::proxied::{SUBMIT, expect_no_receipt};
 
-/// This family's second half, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        exact_replay_access_lost_and_restored(),
-        exact_replay_after_lost_response(),
-        exact_replay_key_is_the_callers(),
-    ]
-}
-
 /// With lab-bot removed from the collaborators of the private alice/lab, the
 /// identical replay is 404 natively and `not_found` through the adapter and
 /// writes nothing; once it is a collaborator again, the identical replay

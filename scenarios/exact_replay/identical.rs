@@ -13,16 +13,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
 
-/// This family's first half, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        exact_replay_decoded_json(),
-        exact_replay_after_human_edit(),
-        exact_replay_token_deleted(),
-        issue_edit_by_poster_or_admin_only(),
-    ]
-}
-
 /// Text with what JSON writers spell differently: non-ASCII, an emoji (a
 /// surrogate pair as `\u` escapes), quotes, a backslash, CR LF, a tab.
 pub(crate) const TITLE: &str = "Exact: «café» \"quoted\" \\ 🚀";

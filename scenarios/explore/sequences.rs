@@ -20,11 +20,6 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use super::model::{Extensions, Move, sequence};
 use super::run::{ARCHIVE_NAME, World};
 
-/// This family's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![explored_sequences_match_the_model()]
-}
-
 /// The catalogue's budget: sequences per trial, moves per sequence.
 pub const CASES: usize = 8;
 pub const STEPS: usize = 30;

@@ -12,11 +12,6 @@ use grantgate_engine::prelude::*;
 use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 use crate::support::tables::{Table, at_once};
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![credential_grammar(), deleted_credential_grammar()]
-}
-
 /// The bot that is not the grant's agent (fixture `lab`).
 const OTHER_BOT: &str = "other-bot";
 

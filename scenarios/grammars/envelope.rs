@@ -15,11 +15,6 @@ use crate::support::envelopes::envelope;
 use crate::support::flows::{self, LAB, LAB_BOT};
 use crate::support::tables::Table;
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![envelope_grammar()]
-}
-
 /// The eight letter cases of `.git`.
 fn git_spellings() -> Vec<String> {
     (0..8)

@@ -16,17 +16,6 @@ use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 use crate::support::proxied::proxied_active_grant;
 use crate::support::tables::{Table, at_once};
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        request_key_grammar(),
-        digest_grammar(),
-        number_grammar(),
-        segment_grammar(),
-        longest_name_through_the_adapter(),
-    ]
-}
-
 /// `text` as one URL path segment: every byte but RFC 3986's unreserved
 /// ones percent-encoded, so a key holding `/`, `?`, a space or a newline
 /// reaches the Core as exactly that segment.

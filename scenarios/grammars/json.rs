@@ -8,11 +8,6 @@ use grantgate_engine::prelude::*;
 use crate::support::flows::{self, LAB, LAB_BOT, Watch, active_grant};
 use crate::support::tables::Table;
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![malformed_json_on_every_route()]
-}
-
 /// Bodies that are no JSON text (RFC 8259): 400.
 const BROKEN: [(&str, &str); 4] = [
     ("an unclosed object", r#"{"title": "t""#),

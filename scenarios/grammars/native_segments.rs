@@ -15,11 +15,6 @@ use grantgate_engine::prelude::*;
 use crate::support::flows::{LAB, LAB_BOT, Watch};
 use crate::support::tables::Table;
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![native_segment_grammar()]
-}
-
 /// A second repository of alice's where lab-bot is a write collaborator.
 const OTHER: &str = "alice/other";
 

@@ -16,11 +16,6 @@ use grantgate_engine::prelude::*;
 use crate::support::consent::{CONSENTER, unminted_state};
 use crate::support::tables::Table;
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![authorize_grammar(), consent_decision_grammar()]
-}
-
 /// Redirect URIs the harness registers and never follows (nothing listens
 /// on them). Letters in host and path let a case change show.
 pub(crate) const R1: &str = "http://grantgate.example/oauth/cb";

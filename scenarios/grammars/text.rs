@@ -7,16 +7,6 @@ use grantgate_engine::prelude::*;
 use crate::support::flows::{self, LAB, LAB_BOT};
 use crate::support::tables::{Table, at_once};
 
-/// This file's scenarios, in catalogue order (after `identifiers.rs`).
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        timestamp_grammar(),
-        title_grammar(),
-        body_grammar(),
-        grant_text_grammar(),
-    ]
-}
-
 /// A grant's five timestamp members (spec §2), read from the object as the
 /// Core sent it: `created_at` and `updated_at` always RFC 3339, the other
 /// three `null` or RFC 3339; any other value is recorded in `wrong`.

@@ -17,11 +17,6 @@ use crate::support::consent::{CONSENTER, unminted_state};
 use crate::support::flows::LAB;
 use crate::support::tables::Table;
 
-/// This file's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![token_grammar(), scope_grammar()]
-}
-
 /// A code and its verifier.
 type Code = (String, String);
 

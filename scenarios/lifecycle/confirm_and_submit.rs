@@ -6,15 +6,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT};
 
-/// This file's scenarios, in catalogue order (`bodies` follows).
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        full_lifecycle(),
-        confirm_changed_triple_conflict(),
-        confirm_twice_conflict(),
-    ]
-}
-
 /// Task text with the characters that break careless code: quotes, angle
 /// brackets, an ampersand, a tab, non-ASCII, an emoji and a trailing space.
 pub(crate) const TASK: &str =

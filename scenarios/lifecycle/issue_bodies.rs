@@ -6,11 +6,6 @@ use grantgate_engine::prelude::*;
 use super::confirm_and_submit::{BODY, TASK, TITLE, expect_issue_page};
 use crate::support::flows::{self, LAB, LAB_BOT};
 
-/// This file's scenarios, in catalogue order (after `lifecycle`'s).
-pub fn scenarios() -> Vec<Scenario> {
-    vec![large_body_read_back(), nul_refused_on_every_backend()]
-}
-
 /// The maximal body: 262,144 bytes of multi-byte text, CRLF and markup.
 fn large_body() -> String {
     const MAX: usize = 262_144;

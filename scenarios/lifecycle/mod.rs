@@ -1,4 +1,3 @@
 //! Family 3 (spec §7.3): confirm, approve, submit, read back.
 
-pub(crate) mod confirm_and_submit;
-pub(crate) mod issue_bodies;
+files! { confirm_and_submit, issue_bodies }

@@ -1,3 +1,3 @@
 //! Family 2 (spec §7.2): 31 grants, totals, `Link`, clamped pages.
 
-pub(crate) mod pages;
+files! { pages }

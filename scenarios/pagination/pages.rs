@@ -17,15 +17,6 @@ use grantgate_engine::prelude::*;
 use crate::support::flows::{self, LAB, LAB_BOT};
 use crate::support::grant_list::{expect_exactly, prepared, tool_page};
 
-/// This family's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        list_31_pending_30_plus_1(),
-        list_clamped_width_continues(),
-        list_state_filters(),
-    ]
-}
-
 /// The path every `Link` target of the grant list names.
 const LIST_PATH: &str = "/api/v1/agent-work-grants";
 

@@ -10,16 +10,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{LAB, LAB_BOT, active_grant};
 
-/// This family's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        adapter_process_holds_only_its_own_token(),
-        adapter_traffic_carries_only_its_own_token(),
-        caller_bearer_wins_over_process_token(),
-        adapter_with_basic_credentials(),
-    ]
-}
-
 /// The other bot of the `lab` fixture.
 const OTHER_BOT: &str = "other-bot";
 

@@ -10,18 +10,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT, submit_ok};
 
-/// This family's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        replay_same_payload_one_issue(),
-        replay_changed_title_conflict(),
-        replay_changed_body_conflict(),
-        replay_changed_triple_conflict(),
-        replay_distinct_keys_distinct_issues(),
-        replay_key_scoped_to_grant(),
-    ]
-}
-
 const TITLE: &str = "Replayed: «flaky» sync test";
 const BODY: &str = "First line.\r\nSecond line — ünïcødé 🚀\r\n\r\n  indented\n";
 

@@ -16,15 +16,6 @@ use crate::support::forms::opened;
 use crate::support::forms::{awaiting_human, expect_accepted, offers};
 use crate::support::witnesses::{Unchanged, expect_grant};
 
-/// This file's scenarios, in catalogue order (`submission_limits.rs` follows).
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        session_cookie_httponly_lax(),
-        logout_ends_the_session(),
-        missing_or_wrong_token_is_401(),
-    ]
-}
-
 /// One `Set-Cookie` header, read as RFC 6265 §5.2 does: `name=value`, then
 /// attributes whose names are case-insensitive. No `Debug`: the value is a
 /// credential.

@@ -1,4 +1,3 @@
 //! Family 13 (spec §7.13): session cookies, logout, tokens, text limits.
 
-pub(crate) mod cookies_and_tokens;
-pub(crate) mod submission_limits;
+files! { cookies_and_tokens, submission_limits }

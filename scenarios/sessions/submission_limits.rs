@@ -9,11 +9,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 
-/// This file's scenarios, in catalogue order (after `cookies_and_tokens.rs`).
-pub fn scenarios() -> Vec<Scenario> {
-    vec![title_limits(), body_limits()]
-}
-
 /// The largest title, in characters.
 const MAX_TITLE: usize = 255;
 /// The largest body, in bytes.

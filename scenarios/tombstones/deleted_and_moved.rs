@@ -5,14 +5,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT};
 
-/// This family's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        deleted_issue_leaves_a_tombstone(),
-        moved_issue_changes_its_binding(),
-    ]
-}
-
 const TASK: &str = "Report flaky tests";
 const TITLE: &str = "Flaky test: net::retry_backoff";
 const BODY: &str = "Fails 2 in 10 runs.\nSeen on both runners.";

@@ -5,15 +5,6 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT};
 
-/// This family's scenarios, in catalogue order.
-pub fn scenarios() -> Vec<Scenario> {
-    vec![
-        withdrawn_while_awaiting_agent(),
-        withdrawn_while_awaiting_human(),
-        withdrawn_while_active(),
-    ]
-}
-
 const TASK: &str = "Sort the backlog";
 
 /// A grant withdrawn through the browser form before its bot confirmed is
