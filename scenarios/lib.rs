@@ -11,7 +11,7 @@
 //! order the family's `files! { .. }` (its `mod.rs`) names them, then by line.
 //! To add a scenario: write it in a file of its family's folder; a new file
 //! is also named in that folder's `files! { .. }`. To add a family, see
-//! `docs/harness.md`.
+//! `docs/harness.md` ("Adding a scenario, or a family").
 
 use grantgate_engine::prelude::{Family, Scenario};
 use grantgate_engine::runner::registry::{Registration, SCENARIOS};
