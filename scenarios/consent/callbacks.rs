@@ -7,7 +7,7 @@
 
 use grantgate_engine::prelude::*;
 
-use super::happy_paths::{READ_TOOL, consent_bot, expect_token_post, park, read_args};
+use super::parked_calls::{READ_TOOL, consent_bot, expect_token_post, park, read_args};
 use crate::support::consent::{CONSENTER, unminted_state};
 
 /// `state` with its last character changed, registered as a secret: all

@@ -6,7 +6,7 @@
 
 use grantgate_engine::prelude::*;
 
-use super::happy_paths::{READ_TOOL, consent_bot, park, read_args};
+use super::parked_calls::{READ_TOOL, consent_bot, park, read_args};
 use crate::support::consent::CONSENTER;
 use crate::support::flows::{LAB, LAB_BOT, Watch, active_grant};
 

@@ -5,7 +5,7 @@
 
 use grantgate_engine::prelude::*;
 
-use super::identical::{BODY, TITLE, active, expect_native_replay, issue_text};
+use super::replay_checks::{BODY, TITLE, active, expect_native_replay, issue_text};
 use crate::support::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
 use crate::support::proxied::{SUBMIT, expect_no_receipt};
 

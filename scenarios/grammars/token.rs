@@ -12,7 +12,7 @@
 
 use grantgate_engine::prelude::*;
 
-use super::oauth::{R1, R2, RB, Request, two_clients};
+use super::oauth_clients::{R1, R2, RB, Request, two_clients};
 use crate::support::consent::{CONSENTER, unminted_state};
 use crate::support::flows::LAB;
 use crate::support::tables::Table;

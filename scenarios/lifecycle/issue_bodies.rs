@@ -3,7 +3,7 @@
 
 use grantgate_engine::prelude::*;
 
-use super::confirm_and_submit::{BODY, TASK, TITLE, expect_issue_page};
+use super::issue_text::{BODY, TASK, TITLE, expect_issue_page};
 use crate::support::flows::{self, LAB, LAB_BOT};
 
 /// The maximal body: 262,144 bytes of multi-byte text, CRLF and markup.
