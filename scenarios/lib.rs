@@ -3,120 +3,163 @@
 //! doc comment that is its claim. Every scenario runs on every backend, on a
 //! fresh stack. Scenarios see only [`grantgate_engine::prelude`].
 //!
-//! One file per family of spec §7 (a family too large for one file is split
-//! into several). To add a scenario: write it in the family's file and add
-//! its name to that file's `scenarios()`; to add a family, see
-//! `docs/harness.md`.
+//! One folder per family of spec §7 (`browser/`, `pagination/`, ...), its
+//! files named for what they hold; `support/` holds what several families
+//! share. A family imports only `support/`, its own folder and the prelude.
+//! `#[scenario]` registers each scenario itself (a distributed slice in the
+//! engine), and [`catalogue`] orders them: by family, then by file in the
+//! order the family's `files! { .. }` (its `mod.rs`) names them, then by line.
+//! To add a scenario: write it in a file of its family's folder; a new file
+//! is also named in that folder's `files! { .. }`. To add a family, see
+//! `docs/harness.md` ("Adding a scenario, or a family").
 
-// PORTING: each module is uncommented (here and in `catalogue()`) once its
-// file compiles against the prelude.
-pub mod access_loss;
-pub mod adapter_errors;
-pub mod adapter_faults;
-pub mod adapter_inputs;
-pub mod adapter_responses;
-pub mod adapter_tools;
-pub mod authority;
-pub mod authority_browser;
-pub mod authority_browser_csrf;
-pub mod authority_callers;
-pub mod authority_matrix;
-pub mod authority_matrix_setup;
-pub mod authority_repository;
-pub mod bodies;
-pub mod boundaries;
-pub mod browser;
-pub mod concurrency;
-pub mod consent_authority;
-pub mod consent_callbacks;
-pub mod consent_core_rules;
-pub mod consent_flow;
-pub mod envelope;
-pub mod envelope_refusals;
-pub mod exact_replay;
-pub mod exact_replay_access;
-pub mod explore;
-pub mod explore_model;
-pub mod explore_reads;
-pub mod explore_run;
-pub mod flows;
-pub mod grammars;
-pub mod grammars_credentials;
-pub mod grammars_envelope;
-pub mod grammars_json;
-pub mod grammars_oauth;
-pub mod grammars_segments;
-pub mod grammars_text;
-pub mod grammars_token;
-pub mod lifecycle;
-pub mod pagination;
-pub mod privilege;
-pub mod real_browser;
-pub mod refusals;
-pub mod replay;
-pub mod separation;
-pub mod sessions;
-pub mod tombstones;
-pub mod validation;
-pub mod withdrawal;
+use grantgate_engine::prelude::{Family, Scenario};
+use grantgate_engine::runner::registry::{Registration, SCENARIOS};
 
-use grantgate_engine::prelude::Scenario;
+/// A family folder's files, declared in catalogue order: each a module, and
+/// their names as `FILES`, which orders the family's scenarios file by file.
+macro_rules! files {
+    ($($file:ident),* $(,)?) => {
+        $(mod $file;)*
+        /// This family's files, in catalogue order.
+        pub(crate) const FILES: &[&str] = &[$(stringify!($file)),*];
+    };
+}
 
-/// Every scenario, in the order of spec §7 (backend parity, line 11, is the
-/// engine's `parity::` trial over every scenario marked `parity`).
+/// The family folders, each with the family its scenarios belong to.
+macro_rules! families {
+    ($($folder:ident: $family:ident),* $(,)?) => {
+        $(pub mod $folder;)*
+        /// Each family folder, its family, and its files in catalogue order.
+        const FOLDERS: &[(&str, Family, &[&str])] =
+            &[$((stringify!($folder), Family::$family, $folder::FILES)),*];
+    };
+}
+
+families! {
+    browser: Browser,
+    pagination: Pagination,
+    lifecycle: Lifecycle,
+    replay: Replay,
+    tombstones: Tombstones,
+    withdrawal: Withdrawal,
+    boundaries: Boundaries,
+    access_loss: AccessLoss,
+    adapter_faults: AdapterFaults,
+    privilege: Privilege,
+    authority: Authority,
+    sessions: Sessions,
+    adapter_inputs: AdapterInputs,
+    concurrency: Concurrency,
+    exact_replay: ExactReplay,
+    envelope: Envelope,
+    consent: Consent,
+    grammars: Grammars,
+    explore: Exploration,
+}
+
+mod support;
+
+/// Every scenario `#[scenario]` registered, in the order of spec §7: by
+/// family, then by file as the family's folder names them, then by line
+/// (backend parity, line 11, is the engine's `parity::` trial over every
+/// scenario marked `parity`).
 pub fn catalogue() -> Vec<Scenario> {
-    let families: Vec<Vec<Scenario>> = vec![
-        browser::scenarios(),
-        refusals::scenarios(),
-        authority_browser_csrf::scenarios(),
-        real_browser::scenarios(),
-        pagination::scenarios(),
-        lifecycle::scenarios(),
-        bodies::scenarios(),
-        replay::scenarios(),
-        tombstones::scenarios(),
-        withdrawal::scenarios(),
-        boundaries::scenarios(),
-        separation::scenarios(),
-        access_loss::scenarios(),
-        adapter_faults::scenarios(),
-        adapter_responses::scenarios(),
-        adapter_errors::scenarios(),
-        privilege::scenarios(),
-        authority::scenarios(),
-        authority_matrix::scenarios(),
-        authority_matrix_setup::scenarios(),
-        authority_browser::scenarios(),
-        authority_repository::scenarios(),
-        sessions::scenarios(),
-        validation::scenarios(),
-        adapter_inputs::scenarios(),
-        adapter_tools::scenarios(),
-        concurrency::scenarios(),
-        exact_replay::scenarios(),
-        exact_replay_access::scenarios(),
-        envelope::scenarios(),
-        envelope_refusals::scenarios(),
-        consent_flow::scenarios(),
-        consent_callbacks::scenarios(),
-        consent_core_rules::scenarios(),
-        consent_authority::scenarios(),
-        grammars::scenarios(),
-        grammars_text::scenarios(),
-        grammars_credentials::scenarios(),
-        grammars_oauth::scenarios(),
-        grammars_token::scenarios(),
-        grammars_envelope::scenarios(),
-        grammars_segments::scenarios(),
-        grammars_json::scenarios(),
-        explore::scenarios(),
-    ];
-    families.concat()
+    let mut registered: Vec<(Scenario, (usize, &str, u32))> = (SCENARIOS.iter())
+        .map(|r| ((r.scenario)(), (file_rank(r), r.module, r.line)))
+        .collect();
+    registered.sort_by_key(|(s, place)| (s.family, *place));
+    registered.into_iter().map(|(s, _)| s).collect()
+}
+
+/// Where a scenario's file comes in its folder's `files! { .. }`
+/// (`usize::MAX` for a module no folder names, which a test refuses).
+fn file_rank(r: &Registration) -> usize {
+    let mut path = r.module.split("::").skip(1);
+    let (folder, file) = (path.next(), path.next());
+    (FOLDERS.iter())
+        .find(|(f, _, _)| Some(*f) == folder)
+        .and_then(|(_, _, files)| files.iter().position(|f| Some(*f) == file))
+        .unwrap_or(usize::MAX)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
     use grantgate_engine::clauses::{self, Cover};
+    use grantgate_engine::runner::registry::SCENARIOS;
+
+    use super::{FOLDERS, file_rank};
+
+    /// The catalogue is exactly what `#[scenario]` registered, once each;
+    /// every scenario sits in a file its family's folder names, and no
+    /// family is empty.
+    #[test]
+    fn every_registered_scenario_is_catalogued_in_its_family_folder() {
+        let catalogue = super::catalogue();
+        assert_eq!(SCENARIOS.len(), catalogue.len());
+        let ids: BTreeSet<&str> = catalogue.iter().map(|s| s.id).collect();
+        assert_eq!(ids.len(), catalogue.len(), "a scenario id is used twice");
+        for r in SCENARIOS.iter() {
+            let s = (r.scenario)();
+            let folder = FOLDERS.iter().find(|(_, family, _)| *family == s.family);
+            let (name, _, _) =
+                folder.unwrap_or_else(|| panic!("{}: {} has no folder", s.id, s.family));
+            assert!(
+                r.module
+                    .starts_with(&format!("grantgate_scenarios::{name}::"))
+                    && file_rank(r) != usize::MAX,
+                "{} ({}) is in {}, not in a file that {name}/mod.rs names",
+                s.id,
+                s.family,
+                r.module
+            );
+        }
+        let families: BTreeSet<_> = FOLDERS.iter().map(|(_, family, _)| *family).collect();
+        assert_eq!(families.len(), FOLDERS.len(), "two folders for one family");
+        for (folder, family, _) in FOLDERS {
+            assert!(
+                catalogue.iter().any(|s| s.family == *family),
+                "family {family} ({folder}/) has no scenario"
+            );
+        }
+    }
+
+    /// No family imports another: a family's files name only `support/`
+    /// (`crate::support::..`), their own folder (`super::..`) and the
+    /// engine's prelude; `support/` names only itself and the prelude.
+    #[test]
+    fn families_import_only_support_and_the_prelude() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let folders = FOLDERS.iter().map(|(f, _, _)| *f).chain(["support"]);
+        let mut wrong = Vec::new();
+        for folder in folders {
+            for entry in std::fs::read_dir(root.join(folder)).expect("a family folder") {
+                let path = entry.expect("a directory entry").path();
+                let text = std::fs::read_to_string(&path).expect("a source file");
+                let file = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                let named = |needle: &str, allowed: &[&str]| {
+                    (names_after(&text, needle).into_iter())
+                        .filter(|m| !allowed.contains(m))
+                        .map(|m| format!("{file} names {needle}{m}"))
+                        .collect::<Vec<_>>()
+                };
+                wrong.extend(named("crate::", &["support"]));
+                wrong.extend(named("grantgate_engine::", &["prelude"]));
+                wrong.extend(named("super::super", &[]));
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "imports past support/ and the prelude: {wrong:#?}"
+        );
+    }
 
     /// Every clause a scenario names is a clause of the spec, and every
     /// clause of the spec covered by scenarios has at least one: a rule
@@ -151,5 +194,18 @@ mod tests {
             uncovered.is_empty(),
             "clauses of docs/spec.md no scenario verifies (add one, or say in the spec why none can): {uncovered:?}"
         );
+    }
+
+    /// The identifiers that follow each `needle` in `text`.
+    fn names_after<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
+        (text.match_indices(needle))
+            .map(|(at, _)| &text[at + needle.len()..])
+            .map(|rest| {
+                let end = rest
+                    .find(|c: char| !c.is_alphanumeric() && c != '_')
+                    .unwrap_or(rest.len());
+                &rest[..end]
+            })
+            .collect()
     }
 }

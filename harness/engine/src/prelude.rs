@@ -30,6 +30,12 @@ pub use crate::ctx::{BotBuilder, BotToken, Credentials, Ctx, basic, json_text};
 pub use crate::family::Family;
 pub use crate::proxy::{Canned, CapturedRequest, Fault, FaultProxy};
 pub use crate::runner::catalogue::Scenario;
+/// What `#[scenario]` expands to: its registration in the catalogue's
+/// distributed slice. Not for scenarios to name.
+#[doc(hidden)]
+pub mod __registry {
+    pub use crate::runner::registry::{Registration, SCENARIOS, linkme};
+}
 pub use crate::stack::Backend;
 pub use crate::views::{
     EnvelopeEvidence, ErrorBody, Grant, GrantListPage, GrantMarker, GrantRef, Issue, IssueRef,

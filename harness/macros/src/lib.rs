@@ -8,8 +8,11 @@
 //! async fn submit_waits_for_approval(ctx: &mut Ctx) -> Outcome { ... }
 //! ```
 //!
-//! becomes a function `submit_waits_for_approval() -> Scenario` that the
-//! family's file lists in catalogue order. Options after the family:
+//! becomes a function `submit_waits_for_approval() -> Scenario`, registered
+//! in the engine's distributed slice (`runner::registry::SCENARIOS`, through
+//! the prelude) with the module and line it is written at: the catalogue
+//! collects and orders the slice, so no list names it. Options after the
+//! family:
 //! `parity` (observations must agree across backends), `pristine` (a
 //! freshly started Core whose fixtures the trial makes itself, instead of a
 //! copy of the run's fixture snapshot), `fixture = "name"`
@@ -22,7 +25,8 @@ use quote::quote;
 use syn::punctuated::Punctuated;
 use syn::{Expr, ItemFn, Lit, Meta, Token, parse_macro_input};
 
-/// Turns `async fn name(ctx: &mut Ctx) -> Outcome` into `fn name() -> Scenario`.
+/// Turns `async fn name(ctx: &mut Ctx) -> Outcome` into `fn name() -> Scenario`
+/// and registers it.
 #[proc_macro_attribute]
 pub fn scenario(args: TokenStream, item: TokenStream) -> TokenStream {
     let args = parse_macro_input!(args with Punctuated::<Meta, Token![,]>::parse_terminated);
@@ -94,6 +98,7 @@ fn expand(
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .collect();
+    let registration = quote::format_ident!("__SCENARIO_{}", id.to_uppercase());
     let mut inner = func.clone();
     inner.vis = syn::Visibility::Inherited;
     Ok(quote! {
@@ -113,6 +118,17 @@ fn expand(
                 run: |ctx| ::std::boxed::Box::pin(#name(ctx)),
             }
         }
+
+        #[::grantgate_engine::prelude::__registry::linkme::distributed_slice(
+            ::grantgate_engine::prelude::__registry::SCENARIOS
+        )]
+        #[linkme(crate = ::grantgate_engine::prelude::__registry::linkme)]
+        static #registration: ::grantgate_engine::prelude::__registry::Registration =
+            ::grantgate_engine::prelude::__registry::Registration {
+                scenario: #name,
+                module: ::core::module_path!(),
+                line: ::core::line!(),
+            };
     })
 }
 

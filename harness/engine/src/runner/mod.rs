@@ -6,6 +6,7 @@ pub mod events;
 pub mod identity;
 pub mod parity;
 pub mod probes;
+pub mod registry;
 pub mod run;
 pub mod schedule;
 pub mod signals;

@@ -1,0 +1,3 @@
+//! Family 8 (spec §7.8): collaborator removed, repository private, scope reduced.
+
+files! { mid_flow }

@@ -1,0 +1,3 @@
+//! Family 5 (spec §7.5): deleted and moved Issues.
+
+files! { deleted_and_moved }
