@@ -113,7 +113,8 @@ pub struct CapturedRequest {
     /// The body.
     pub body: Bytes,
     /// What the proxy answered the adapter, `(status, body)`, once sent
-    /// (`None` while in flight, or when the fault dropped the answer).
+    /// (`None` while in flight, or when no answer went on: the fault dropped
+    /// it, or the Core's could not be read).
     pub answer: Option<(u16, Bytes)>,
 }
 
@@ -348,10 +349,11 @@ impl Forward {
         }
         let (status, headers, body) = match self.send(parts, body).await {
             Ok(Sent::Whole(status, headers, body)) => (status, headers, body),
-            // Over the limit: what was read goes on as it came, then the
-            // connection breaks off, as an answer cut short by its Core
-            // would (no fault applies to an answer the proxy never had).
-            Ok(Sent::Cut(status, headers, head)) => {
+            // Over the limit, or unreadable past its head: what was read
+            // goes on as it came, then the connection breaks off, as the
+            // Core's own answer would reach the adapter (no fault applies to
+            // an answer the proxy never had whole).
+            Ok(Sent::Cut(status, headers, head, why)) => {
                 let shown = head.first().cloned().unwrap_or_default();
                 self.answered(index, status, &shown);
                 let mut builder = http::Response::builder().status(status);
@@ -360,20 +362,25 @@ impl Forward {
                         builder = builder.header(name, value);
                     }
                 }
-                let over = std::io::Error::other("answer over the harness's body limit");
-                let cut = futures::stream::iter(head.into_iter().map(Ok).chain([Err(over)]));
+                // The break waits one turn, so that hyper writes out what
+                // was read before it ends the connection.
+                let broken = futures::stream::once(async move {
+                    tokio::task::yield_now().await;
+                    Err(std::io::Error::other(why))
+                });
+                let cut = futures::StreamExt::chain(
+                    futures::stream::iter(head.into_iter().map(Ok)),
+                    broken,
+                );
                 return Ok(builder
                     .body(Body::from_stream(cut))
                     .unwrap_or_else(|_| http::Response::new(Body::empty())));
             }
-            Err(message) => {
-                return Ok(http::Response::builder()
-                    .status(502)
-                    .body(Body::from(format!(
-                        "fault proxy: upstream failed: {message}"
-                    )))
-                    .expect("a valid 502"));
-            }
+            // No answer the proxy could read (refused, reset, a head HTTP
+            // does not allow): the adapter's connection ends unanswered, as
+            // its own client would have failed on those bytes; a made-up
+            // `502` would be an honest answer no Core gave.
+            Err(()) => return Err(Dropped),
         };
         // What the Core really answered holds its secrets (a token), whatever
         // the fault then puts in its place.
@@ -497,7 +504,7 @@ impl Forward {
         &self,
         parts: http::request::Parts,
         body: Bytes,
-    ) -> std::result::Result<Sent, String> {
+    ) -> std::result::Result<Sent, ()> {
         let path_and_query = parts
             .uri
             .path_and_query()
@@ -511,7 +518,7 @@ impl Forward {
                 out = out.header(name, value);
             }
         }
-        let mut resp = out.body(body).send().await.map_err(|e| e.to_string())?;
+        let mut resp = out.body(body).send().await.map_err(|_| ())?;
         let status = resp.status().as_u16();
         let headers = resp.headers().clone();
         // Read while capped: a Core's endless answer costs the proxy its
@@ -519,11 +526,16 @@ impl Forward {
         // Chunks are kept as they came (no buffer doubling as it grows).
         let limit = crate::limits::body_limit();
         let (mut chunks, mut read) = (Vec::new(), 0);
-        while let Some(chunk) = resp.chunk().await.map_err(|e| e.to_string())? {
+        loop {
+            let chunk = match resp.chunk().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(_) => return Ok(Sent::Cut(status, headers, chunks, BROKEN)),
+            };
             let room = limit - read;
             if chunk.len() > room {
                 chunks.push(chunk.slice(..room));
-                return Ok(Sent::Cut(status, headers, chunks));
+                return Ok(Sent::Cut(status, headers, chunks, OVER_LIMIT));
             }
             read += chunk.len();
             chunks.push(chunk);
@@ -540,10 +552,15 @@ impl Forward {
 enum Sent {
     /// Status, headers and the whole body.
     Whole(u16, http::HeaderMap, Bytes),
-    /// Status, headers and the body's first [`crate::limits::body_limit`]
-    /// bytes, in the chunks they came in: the rest was not read.
-    Cut(u16, http::HeaderMap, Vec<Bytes>),
+    /// Status, headers and what was read of the body, in the chunks it
+    /// came in, and why the rest was not: [`OVER_LIMIT`] or [`BROKEN`].
+    Cut(u16, http::HeaderMap, Vec<Bytes>, &'static str),
 }
+
+/// Why an answer was cut: its body passed [`crate::limits::body_limit`].
+const OVER_LIMIT: &str = "answer over the harness's body limit";
+/// Why an answer was cut: its body broke off or broke HTTP's framing.
+const BROKEN: &str = "the Core's answer broke off";
 
 /// [`Fault::RespellLink`]'s field lines for the links of `headers`, or
 /// `None` when there are none the harness can read.
@@ -630,6 +647,44 @@ fn is_hop_header(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A Core that answers every connection with `raw`, whatever was asked.
+    async fn raw_core(raw: &'static [u8]) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut head = [0u8; 4096];
+                let _ = stream.read(&mut head).await;
+                let _ = stream.write_all(raw).await;
+            }
+        });
+        format!("http://{addr}")
+    }
+
+    /// A Core's answer that breaks off reaches the adapter as it came (its
+    /// status, then a broken body), and a head HTTP does not allow reaches
+    /// it as no answer: the proxy makes up no `502` in either case.
+    #[tokio::test]
+    async fn a_malformed_answer_goes_on_as_malformed() {
+        let short = b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc";
+        let proxy = FaultProxy::start(&raw_core(short).await).await.unwrap();
+        let answer = reqwest::get(format!("{}/api/v1/version", proxy.url()))
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200);
+        assert!(answer.bytes().await.is_err(), "the body broke off");
+
+        let garbage = b"NOT HTTP AT ALL\r\n\r\n";
+        let proxy = FaultProxy::start(&raw_core(garbage).await).await.unwrap();
+        let answer = reqwest::get(format!("{}/api/v1/version", proxy.url())).await;
+        assert!(
+            answer.is_err(),
+            "no answer, not {:?}",
+            answer.map(|a| a.status())
+        );
+    }
 
     /// The respelled `Link` holds the same links, written as the fault says.
     #[test]
