@@ -1,0 +1,34 @@
+# The gate as an image (docs/images.md, "The gate as an image"): grantgate,
+# awg-mcp and refcore from binaries built on the host, with what a run needs
+# beside them: PostgreSQL 15's server binaries (the process runtime's
+# throw-away clusters), Chromium and chromedriver (`--browser chromium`).
+# Built by scripts/build-images; run through scripts/gate-image.
+ARG BASE=grantgate/debian:bookworm
+FROM ${BASE}
+
+# Debian would create a "main" cluster on install; the gate makes its own.
+RUN mkdir -p /etc/postgresql-common/createcluster.d \
+ && echo 'create_main_cluster = false' > /etc/postgresql-common/createcluster.d/grantgate.conf \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends postgresql-15 \
+        chromium chromium-driver chromium-headless-shell \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10002 gate \
+ && useradd --system --uid 10002 --gid gate --home-dir /home/gate --create-home gate \
+ && install -d -o gate -g gate -m 0755 /gate /gate/reports
+
+# grantgate finds awg-mcp and refcore next to itself.
+COPY grantgate awg-mcp refcore /usr/local/bin/
+
+LABEL org.opencontainers.image.title="grantgate" \
+      org.opencontainers.image.description="The agent work grant acceptance gate, with awg-mcp, refcore, PostgreSQL 15 and Chromium" \
+      org.opencontainers.image.licenses="Apache-2.0"
+
+# PostgreSQL refuses to run as root, and the gate needs no privilege: the
+# host's Docker socket, when a Core image is gated, is reached through its
+# group (scripts/gate-image adds it).
+USER gate
+# A run's reports go to /gate/reports (`--report-dir` is relative).
+WORKDIR /gate
+ENTRYPOINT ["/usr/local/bin/grantgate"]
+CMD ["--help"]
