@@ -9,12 +9,12 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT, Ledger, Watch};
 
-/// Once the bot is removed from a private repository's collaborators, every
-/// grant route answers 404 (`not_found` through the adapter), the list omits
-/// its grants, nothing is written, and restoring the collaborator brings the
-/// same readback back.
+/// Removed from a private repository's collaborators, a bot gets 404 on every
+/// grant route and writes nothing; restored, it reads the same back.
 #[scenario(AccessLoss, parity, clauses = ["S3.access-loss", "S3.recheck", "S1.private-invisible", "S5.setup.collaborators"])]
 async fn collaborator_removed_mid_flow(ctx: &mut Ctx) -> Outcome {
+    // The adapter says `not_found` for the 404, and the list omits the
+    // grants.
     let f = mid_flow(ctx, LAB).await?;
     let before = f.watch.take(ctx).await?;
 
@@ -32,12 +32,13 @@ async fn collaborator_removed_mid_flow(ctx: &mut Ctx) -> Outcome {
     readback_is_back(ctx, &f).await
 }
 
-/// A bot that only reads a public repository may read its grants but gets
-/// 403 on confirm and submit; once the repository is made private it gets
-/// 404 on every grant route and the list omits the grants; nothing is
-/// written, and making it public again brings the same readback back.
+/// A public repository's reader reads its grants but cannot act (403); made
+/// private, the repository hides them (404) and nothing is written.
 #[scenario(AccessLoss, parity, extensions = ["repo-visibility"], clauses = ["S3.access-loss", "S1.private-invisible", "S3.recheck"])]
 async fn repository_made_private_mid_flow(ctx: &mut Ctx) -> Outcome {
+    // Confirm and submit are 403 while public; once private every grant route
+    // is 404 and the list omits the grants; made public again, the same
+    // readback comes back.
     let (f, before) = open_mid_flow(ctx).await?;
 
     removed_from_public(ctx, &f).await?;
@@ -56,13 +57,14 @@ async fn repository_made_private_mid_flow(ctx: &mut Ctx) -> Outcome {
     readback_is_back(ctx, &f).await
 }
 
-/// A bot demoted to a reader of a public repository, then removed from its
-/// collaborators (a reader still, the repository being public), reads its
-/// grants and receipts but gets 403 on confirm and submit, natively and
-/// through the adapter (a grant never lends a permission); nothing is
-/// written, and write permission brings the same readback back.
+/// A bot demoted to reader keeps reading its grants and receipts but gets 403
+/// on confirm and submit: a grant never lends a permission.
 #[scenario(AccessLoss, parity, clauses = ["S3.permission-to-act", "S3.access-loss", "S3.recheck", "S5.setup.collaborators"])]
 async fn demoted_to_reader_mid_flow(ctx: &mut Ctx) -> Outcome {
+    // Demoted to a reader of a public repository, then removed from its
+    // collaborators (a reader still, the repository being public): 403
+    // natively and through the adapter; nothing is written, and write
+    // permission brings the same readback back.
     let (f, before) = open_mid_flow(ctx).await?;
 
     ctx.step("alice makes lab-bot a read collaborator of alice/open");
@@ -146,12 +148,13 @@ async fn reads_but_cannot_act(ctx: &Ctx, f: &MidFlow) -> Step<()> {
     Ok(())
 }
 
-/// A bot whose adapter switches to a token without `write:issue` gets
-/// `forbidden` (403) on confirm, submit and replay but still reads; without
-/// `read:repository` every grant tool is 403; nothing is written, and the
-/// full token brings the same readback back.
+/// A bot whose token loses a scope is refused (403) what that scope allows,
+/// keeps the rest, and writes nothing.
 #[scenario(AccessLoss, parity, clauses = ["S3.access-loss", "S3.recheck"])]
 async fn token_scope_reduced_mid_flow(ctx: &mut Ctx) -> Outcome {
+    // Without `write:issue` the adapter gets `forbidden` (403) on confirm,
+    // submit and replay but still reads; without `read:repository` every
+    // grant tool is 403; the full token brings the same readback back.
     // A token's scopes never change, so "reduced" is a new token with fewer.
     let f = mid_flow(ctx, LAB).await?;
     let before = f.watch.take(ctx).await?;

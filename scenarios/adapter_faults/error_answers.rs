@@ -12,12 +12,12 @@ use crate::support::proxied::{
     BODY, GRANT, SUBMIT, TITLE, expect_no_receipt, expect_still_active, proxied_active_grant,
 };
 
-/// An upstream error whose body and `Location` carry a marker and a
-/// credential keeps its native meaning (400 `bad_request` … 422
-/// `unprocessable`, 5xx uncertain) while neither the marker nor the
-/// credential reaches the MCP result or the adapter's log.
+/// An upstream error keeps its native meaning through the adapter, while the
+/// marker and credential in its body and `Location` reach neither the MCP
+/// result nor the log.
 #[scenario(AdapterFaults, parity, clauses = ["S6.errors.meaning", "S6.errors.no-echo"])]
 async fn upstream_body_never_echoed(ctx: &mut Ctx) -> Outcome {
+    // Native meaning: 400 `bad_request` … 422 `unprocessable`, 5xx uncertain.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Bodies are never echoed").await?;
     let proxy = ctx.proxy().await?;
     let marker = format!("gg-marker-{}", random_hex());
@@ -112,12 +112,13 @@ async fn upstream_body_never_echoed(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// IDs and pages given as strings, floats or booleans, and a submit without
-/// a request key, are refused as `invalid_input` naming the field, with not
-/// one request reaching the Core and nothing written (spec §6 strict inputs;
-/// the adapter never invents a key).
+/// Ids and pages of the wrong JSON type, and a submit without a request key,
+/// are refused as `invalid_input` naming the field, before any request
+/// reaches the Core.
 #[scenario(AdapterFaults, parity, clauses = ["S6.inputs.strict", "S6.inputs.no-invented-key"])]
 async fn strict_inputs_refused_before_upstream(ctx: &mut Ctx) -> Outcome {
+    // Strings, floats and booleans for ids and pages (spec §6 strict inputs);
+    // nothing is written, and the adapter never invents a key.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Strict inputs").await?;
     let proxy = ctx.proxy().await?;
     let before = proxy.requests().len();

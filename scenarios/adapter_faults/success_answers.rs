@@ -13,12 +13,14 @@ use crate::support::proxied::{
     proxied_active_grant,
 };
 
-/// A submit whose 201 body is malformed (cut JSON, HTML, a JSON array, a
-/// grant without its submission) is `delivery_uncertain` with no receipt
-/// after exactly one POST, a malformed readback is `malformed_response` with
-/// no receipt, and a clean readback then finds each committed submission.
+/// A malformed 201 to a submit is `delivery_uncertain` and a malformed
+/// readback `malformed_response`, neither publishing a receipt; a clean
+/// readback then finds the submission.
 #[scenario(AdapterFaults, parity, clauses = ["S6.results.consistent", "S6.uncertain"])]
 async fn malformed_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
+    // Malformed: cut JSON, HTML, a JSON array, a grant without its
+    // submission. The submit makes exactly one POST; the clean readback finds
+    // each committed submission.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Malformed answers").await?;
     let proxy = ctx.proxy().await?;
     // A success body may be JSON and still malformed: the grant alone, its
@@ -74,14 +76,15 @@ async fn malformed_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A well-formed success body for another request key, another grant,
-/// another repository, another submitter or another Issue repository, or
-/// with a grant of another proposal than the triple sent, or a grant no Core
-/// can hold (`state_revision` 0: §2 starts it at 1; a digest not in
-/// lowercase hex), publishes no receipt: submit is `delivery_uncertain` after
-/// exactly one POST, readback is `malformed_response`.
+/// A well-formed success that does not answer the submission sent publishes
+/// no receipt: submit is `delivery_uncertain` after one POST, readback
+/// `malformed_response`.
 #[scenario(AdapterFaults, parity, clauses = ["S6.results.consistent"])]
 async fn inconsistent_success_publishes_no_receipt(ctx: &mut Ctx) -> Outcome {
+    // Not the submission sent: another request key, grant, repository,
+    // submitter or Issue repository; a grant of another proposal than the
+    // triple sent; or a grant no Core can hold (`state_revision` 0, since §2
+    // starts it at 1; a digest not in lowercase hex).
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Inconsistent answers").await?;
     let proxy = ctx.proxy().await?;
 
@@ -238,14 +241,14 @@ async fn expect_all_committed(
     )
 }
 
-/// The single-grant tools check the answer against the request as submit
-/// and readback do (spec §6): a 200 whose grant is another grant, or one
-/// in another repository, publishes nothing —
-/// `get_agent_work_grant` is `malformed_response`, `confirm_agent_work_grant`
-/// (a write, answered at the proxy without reaching the Core)
-/// `delivery_uncertain`.
+/// The single-grant tools check a 200 against the request, as submit and
+/// readback do: another grant, or one in another repository, publishes
+/// nothing.
 #[scenario(AdapterFaults, parity, clauses = ["S6.results.consistent", "S6.uncertain"])]
 async fn inconsistent_grant_answers_publish_nothing(ctx: &mut Ctx) -> Outcome {
+    // Spec §6: `get_agent_work_grant` is then `malformed_response`, and
+    // `confirm_agent_work_grant` (a write, answered at the proxy without
+    // reaching the Core) `delivery_uncertain`.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Inconsistent grants").await?;
     let proxy = ctx.proxy().await?;
     let truth = ctx.native(LAB_BOT)?.get_grant(&grant).await?.json()?;

@@ -18,12 +18,12 @@ use crate::support::proxied::{
 
 /// A path no Core serves: a redirect's same-origin target.
 const TARGET: &str = "/redirect-target/never-here";
-/// A 301, 302, 303, 307 or 308 answer is never followed: a GET tool reports
-/// `upstream_error` and a POST tool `delivery_uncertain` with the redirect's
-/// status, and the redirect target, same origin or another, is never
-/// contacted.
+/// A redirect answer (301, 302, 303, 307, 308) is never followed: its target,
+/// same origin or not, is never contacted.
 #[scenario(AdapterFaults, parity, clauses = ["S6.no-redirects"])]
 async fn redirect_refused(ctx: &mut Ctx) -> Outcome {
+    // A GET tool reports `upstream_error` and a POST tool
+    // `delivery_uncertain`, with the redirect's status.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Redirects are refused").await?;
     let proxy = ctx.proxy().await?;
     // Another origin, a second loopback listener in front of the same Core:
@@ -117,13 +117,14 @@ async fn redirect_refused(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// When the Core commits a submission but its answer is lost, the adapter
-/// reports `delivery_uncertain` after exactly one POST, the same-key
-/// readback finds the committed submission and its one Issue, and an
-/// identical replay answers 200 with still one Issue; a confirmation whose
-/// answer is lost is `delivery_uncertain` after one POST too, and committed.
+/// A committed submission whose answer is lost is `delivery_uncertain` after
+/// one POST, found by same-key readback, and replayed identically without a
+/// second Issue.
 #[scenario(AdapterFaults, parity, clauses = ["S6.uncertain", "S6.post-once"])]
 async fn lost_response_then_readback(ctx: &mut Ctx) -> Outcome {
+    // The identical replay answers 200 with still one Issue. A confirmation
+    // whose answer is lost is `delivery_uncertain` after one POST too, and
+    // committed.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Lost answers reconcile").await?;
     let proxy = ctx.proxy().await?;
 
@@ -196,11 +197,11 @@ const SHORT_TIMEOUT: Duration = Duration::from_millis(400);
 const HOLD: Duration = Duration::from_millis(1500);
 
 /// An answer held past the adapter's upstream timeout makes a submit
-/// `delivery_uncertain` after exactly one POST and a readback
-/// `upstream_error`, within the timeout, and the committed submission is then
-/// found by same-key readback.
+/// `delivery_uncertain` and a readback `upstream_error`, within that timeout.
 #[scenario(AdapterFaults, parity, clauses = ["S6.timeout", "S6.uncertain", "S6.post-once"])]
 async fn timeout_is_uncertain(ctx: &mut Ctx) -> Outcome {
+    // The submit makes exactly one POST, and the committed submission is then
+    // found by same-key readback.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Timeouts are uncertain").await?;
     let proxy = ctx.proxy().await?;
     // A second adapter of the same bot with a short upstream timeout: only

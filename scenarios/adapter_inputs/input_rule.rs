@@ -95,15 +95,14 @@ async fn expect_refused_locally(
     Ok(json!({"case": what, "code": reply.error_code(), "field": reply.error_field()}))
 }
 
-/// Every unknown input spec §6 names — an approval, an issuer or agent id,
-/// scopes, sponsorship, a `state_revision`, a `repository_grant`, a
-/// `requestId`, a grant marker — is refused as `invalid_input` naming it,
-/// added to an otherwise valid call of every tool (with a value, `null` or
-/// `false`), and so is every other
-/// grant tool's input added to a grant tool's call, with not one request
-/// reaching the Core and nothing written.
+/// Every unknown input spec §6 names, and every other grant tool's input, is
+/// refused as `invalid_input` naming it, before any request reaches the Core.
 #[scenario(AdapterInputs, parity, clauses = ["S6.inputs.unknown", "S2.revision.not-in-api"])]
 async fn unknown_inputs_refused(ctx: &mut Ctx) -> Outcome {
+    // The unknown inputs: an approval, an issuer or agent id, scopes,
+    // sponsorship, a `state_revision`, a `repository_grant`, a `requestId`, a
+    // grant marker — each added to an otherwise valid call of every tool,
+    // with a value, `null` or `false`. Nothing is written.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Unknown inputs").await?;
     let issue = NewIssue::new(TITLE, "Unknown inputs are refused.\n");
     let watch = Watch::new(LAB_BOT, LAB)
@@ -177,14 +176,14 @@ async fn unknown_inputs_refused(ctx: &mut Ctx) -> Outcome {
 }
 
 /// Every malformed value is refused as `invalid_input` naming its field,
-/// with not one request reaching the Core and nothing written: an id of 0,
-/// -1, 2^63, a float or a string; a `proposal_version` of 1.0 or "1"; a
-/// digest in uppercase or one digit short;
-/// a request key in uppercase, of another UUID version or in braces; an
-/// `owner` or `repo` of `a/b`, `..` or empty; a `page` of 0; an unknown
-/// `state`.
+/// before any request reaches the Core, and nothing is written.
 #[scenario(AdapterInputs, parity, clauses = ["S6.inputs.strict"])]
 async fn malformed_values_refused(ctx: &mut Ctx) -> Outcome {
+    // The values: an id of 0, -1, 2^63, a float or a string; a
+    // `proposal_version` of 1.0 or "1"; a digest in uppercase or one digit
+    // short; a request key in uppercase, of another UUID version or in
+    // braces; an `owner` or `repo` of `a/b`, `..` or empty; a `page` of 0; an
+    // unknown `state`.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Malformed values").await?;
     let issue = NewIssue::new(TITLE, "Malformed values are refused.\n");
     let watch = Watch::new(LAB_BOT, LAB)
@@ -333,14 +332,14 @@ async fn malformed_values_refused(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// The HTTP transport checks `Origin` (spec §6; MCP's Streamable HTTP
-/// transport answers a present, invalid `Origin` with 403): an `initialize`
-/// that a page of another origin would post (another site, or a host whose
-/// name only begins with a loopback name) is 403 and opens no session,
-/// while the same request without `Origin`, as MCP clients send it, is
-/// served.
+/// The HTTP transport answers an `initialize` with a foreign `Origin` 403 and
+/// opens no session, while the same request without `Origin` is served.
 #[scenario(AdapterInputs, parity, clauses = ["S6.origin"])]
 async fn foreign_origin_refused(ctx: &mut Ctx) -> Outcome {
+    // Spec §6; MCP's Streamable HTTP transport answers a present, invalid
+    // `Origin` with 403. Foreign: what a page of another site would post, or
+    // a host whose name only begins with a loopback name. MCP clients send no
+    // `Origin`.
     ctx.step("lab-bot's adapter starts");
     let bot = ctx.bot(LAB_BOT).await?;
 
@@ -377,15 +376,17 @@ const FOREIGN_ORIGINS: [&str; 5] = [
     "null",
 ];
 
-/// The revisions spec §6 names are served: a client that asks for
-/// 2025-06-18 or 2025-11-25 in its `initialize` gets that revision back (as
-/// MCP's lifecycle requires of a server that supports it), a session, and
-/// then every tool of §6 in `tools/list`, each grant tool's `inputSchema`
-/// naming exactly its inputs in §6's table. A session the client ends with
-/// `DELETE` is gone: MCP's Streamable HTTP answers a request under it 404
-/// (a server may also refuse the `DELETE` with 405 and keep it).
+/// Each MCP revision spec §6 names is served with every tool of §6, and a
+/// session the client ends with `DELETE` is gone.
 #[scenario(AdapterInputs, parity, clauses = ["S6.revisions", "S6.tools.public", "S6.tools.grant", "S6.transports"])]
 async fn protocol_revisions_served(ctx: &mut Ctx) -> Outcome {
+    // A client asking for 2025-06-18 or 2025-11-25 in its `initialize` gets
+    // that revision back (as MCP's lifecycle requires of a server that
+    // supports it), a session, and every tool of §6 in `tools/list`, each
+    // grant tool's `inputSchema` naming exactly its inputs in §6's table.
+    // After `DELETE`, MCP's Streamable HTTP answers a request under the
+    // session 404 (a server may also refuse the `DELETE` with 405 and keep
+    // it).
     ctx.step("lab-bot's adapter starts");
     let bot = ctx.bot(LAB_BOT).await?;
     for version in ["2025-06-18", "2025-11-25"] {
@@ -518,13 +519,13 @@ const TOOLS: [&str; 9] = [
     "get_agent_work_submission",
 ];
 
-/// The HTTP transport refuses MCP request bodies over 1 MiB (spec §6) and
-/// serves one of exactly 1 MiB: an `initialize` of 1,048,577 bytes is
-/// refused with a 4xx, or with the connection closed before it is read
-/// whole (RFC 9110 §15.5.14), and opens no session; the same of 1,048,576
-/// bytes is served.
+/// The HTTP transport refuses an MCP request body over 1 MiB and opens no
+/// session, and serves one of exactly 1 MiB.
 #[scenario(AdapterInputs, parity, clauses = ["S6.http.body-limit"])]
 async fn oversized_request_refused(ctx: &mut Ctx) -> Outcome {
+    // Spec §6: an `initialize` of 1,048,577 bytes is refused with a 4xx, or
+    // with the connection closed before it is read whole (RFC 9110 §15.5.14);
+    // the same of 1,048,576 bytes is served.
     const MIB: usize = 1024 * 1024;
     ctx.step("lab-bot's adapter starts");
     let bot = ctx.bot(LAB_BOT).await?;

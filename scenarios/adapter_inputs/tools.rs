@@ -41,14 +41,15 @@ fn members(
     )
 }
 
-/// While lab-bot holds an active grant with one submission,
-/// `create_issue` opens an ordinary Issue (201) that is not attributed —
-/// no marker natively, no "via agent work grant" on its page — and
-/// `get_issue`, `list_issues` and `get_repository` answer exactly what the
-/// native API answers lab-bot (the submission keeps its marker, the
-/// ordinary Issue has none).
+/// While lab-bot holds an active grant, the adapter's public tools answer as
+/// the native API does, and `create_issue` opens an unattributed Issue.
 #[scenario(AdapterInputs, parity, clauses = ["S6.tools.public", "S1.issue.marker-core-only"])]
 async fn public_tools_answer_natively(ctx: &mut Ctx) -> Outcome {
+    // With one submission made: `create_issue` opens an ordinary Issue (201)
+    // with no marker natively and no "via agent work grant" on its page;
+    // `get_issue`, `list_issues` and `get_repository` answer exactly what the
+    // native API answers lab-bot (the submission keeps its marker, the
+    // ordinary Issue has none).
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
@@ -165,12 +166,13 @@ async fn public_tools_answer_natively(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// When the Core commits a confirmation but its answer is lost, the adapter
-/// reports `delivery_uncertain` after exactly one POST; reading the grant
-/// back shows it `awaiting_human` (revision 2), and the identical
-/// confirmation sent again is 409 `conflict` with nothing changed.
+/// A committed confirmation whose answer is lost is `delivery_uncertain`; the
+/// grant reads back confirmed, and the same confirmation again is 409 with
+/// nothing changed.
 #[scenario(AdapterInputs, parity, clauses = ["S6.uncertain", "S6.post-once"])]
 async fn lost_confirm_settled_by_readback(ctx: &mut Ctx) -> Outcome {
+    // Exactly one POST; the readback shows `awaiting_human` (revision 2); the
+    // second confirmation is `conflict`.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares a grant for lab-bot");
     alice.login().await?;
@@ -207,18 +209,19 @@ async fn lost_confirm_settled_by_readback(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A Core that clamps the grant list to 10 per page (the proxy lowers the
-/// `limit` the adapter asks, so the Core's own items, `X-Total-Count` and
-/// `Link` answer for 10) still yields all 31 pending grants through the
-/// adapter, each once, in 10 + 10 + 10 + 1, every page asked with
-/// `limit=30` as a fresh request. Continuation comes "from `X-Total-Count` /
-/// `Link`": with `Link` stripped, at width 30 and at 10, what the count
-/// settles must hold ([`walk_without_link`]); with `Link` written another
-/// way RFC 8288 allows (empty list elements, a title that reads like a
-/// link, upper-case relations, shared targets in one `rel`, bare tokens)
-/// the pages are the same.
+/// A Core that clamps the grant list to 10 per page still yields all 31
+/// pending grants through the adapter, each once, whichever way its `Link` is
+/// written.
 #[scenario(AdapterInputs, parity, clauses = ["S6.list.continuation", "S6.list.no-follow", "S0.standards.link-case"])]
 async fn clamped_pages_yield_every_grant(ctx: &mut Ctx) -> Outcome {
+    // The proxy lowers the `limit` the adapter asks, so the Core's own items,
+    // `X-Total-Count` and `Link` answer for 10: pages of 10 + 10 + 10 + 1,
+    // each asked with `limit=30` as a fresh request. Continuation comes "from
+    // `X-Total-Count` / `Link`": with `Link` stripped, at width 30 and at 10,
+    // what the count settles must hold ([`walk_without_link`]); with `Link`
+    // written another way RFC 8288 allows (empty list elements, a title that
+    // reads like a link, upper-case relations, shared targets in one `rel`,
+    // bare tokens) the pages are the same.
     let ids = prepared(ctx, 31).await?;
     let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let proxy = ctx.proxy().await?;

@@ -45,13 +45,13 @@ async fn expect_submit_conflict(
     Ok(())
 }
 
-/// A submission to a grant awaiting its agent, and again once the agent
-/// confirmed it (awaiting the human), is 409 natively and `conflict`
-/// through the adapter: no Issue, no receipt under its key, the grant's
-/// state and revision unchanged. Once approved, the same submission is
+/// A submission before the human's approval is 409 and writes nothing,
+/// whether the grant awaits its agent or the human; once approved, it is
 /// accepted.
 #[scenario(Authority, parity, clauses = ["S4.not-approval", "S3.submit.active"])]
 async fn submit_refused_before_approval(ctx: &mut Ctx) -> Outcome {
+    // 409 natively and `conflict` through the adapter: no Issue, no receipt
+    // under its key, the grant's state and revision unchanged.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares a grant for lab-bot");
     alice.login().await?;
@@ -120,11 +120,12 @@ async fn submit_refused_before_approval(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// An approve posted while the grant awaits its agent, with the grant's
-/// current `state_revision` and the session's own `_csrf`, is 409 and
-/// changes nothing; once the agent confirmed, approving works.
+/// An approve posted while the grant awaits its agent is 409 and changes
+/// nothing; once the agent confirmed, approving works.
 #[scenario(Authority, parity, clauses = ["S4.not-approval", "S4.approve"])]
 async fn approve_refused_before_confirmation(ctx: &mut Ctx) -> Outcome {
+    // The refused approve carries the grant's current `state_revision` and
+    // the session's own `_csrf`, so only the state refuses it.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares a grant for lab-bot");
     alice.login().await?;
@@ -177,27 +178,30 @@ async fn approve_refused_before_confirmation(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A write collaborator of alice/lab, signed in with a session and `_csrf`
-/// of their own, gets 404 for the grant list, new-grant and grant pages and
-/// for prepare, approve and withdraw, and nothing changes.
+/// A write collaborator of alice/lab gets 404 for every grant page and form,
+/// and changes nothing.
 #[scenario(Authority, parity, clauses = ["S4.admin-only"])]
 async fn write_collaborator_gets_404(ctx: &mut Ctx) -> Outcome {
+    // Signed in with a session and `_csrf` of their own: the grant list,
+    // new-grant and grant pages, and prepare, approve and withdraw.
     outsider_gets_404(ctx, "wendy", "a write collaborator").await
 }
 
-/// A read collaborator of alice/lab, signed in with a session and `_csrf`
-/// of their own, gets 404 for the grant list, new-grant and grant pages and
-/// for prepare, approve and withdraw, and nothing changes.
+/// A read collaborator of alice/lab gets 404 for every grant page and form,
+/// and changes nothing.
 #[scenario(Authority, parity, clauses = ["S4.admin-only"])]
 async fn read_collaborator_gets_404(ctx: &mut Ctx) -> Outcome {
+    // Signed in with a session and `_csrf` of their own: the grant list,
+    // new-grant and grant pages, and prepare, approve and withdraw.
     outsider_gets_404(ctx, "rita", "a read collaborator").await
 }
 
-/// A signed-in stranger with no permission on alice/lab, with a session and
-/// `_csrf` of their own, gets 404 for the grant list, new-grant and grant
-/// pages and for prepare, approve and withdraw, and nothing changes.
+/// A signed-in stranger with no permission on alice/lab gets 404 for every
+/// grant page and form, and changes nothing.
 #[scenario(Authority, parity, clauses = ["S4.admin-only"])]
 async fn stranger_gets_404(ctx: &mut Ctx) -> Outcome {
+    // With a session and `_csrf` of their own: the grant list, new-grant and
+    // grant pages, and prepare, approve and withdraw.
     outsider_gets_404(ctx, "mallory", "a stranger").await
 }
 

@@ -188,18 +188,18 @@ async fn grants_in(ctx: &Ctx, alice: &Human, states: &[&str]) -> Step<Vec<GrantR
     made.into_iter().collect()
 }
 
-/// Who asks decides: every page and form of spec §4 and §9's consent
-/// decision, each caller with a valid `_csrf` of its own session. No
-/// session and a bot's credential (token, Bearer, Basic login:token and
-/// login:password; lab-bot made an admin of alice/lab, so only the surface
-/// stops it) are asked to sign in and change nothing; a stranger gets 404,
-/// a reader and a writer 404 (403 allowed where no grant is named) and
-/// change nothing; the owner's every form works; the site admin either
-/// acts as an admin or is refused, each form as a whole. Every human signs
-/// in (303 to `/`), consents (a redirect with a code) and signs out (the
-/// session ends); the bot does none of it.
+/// Every page and form of spec §4 and §9's consent decision answers each
+/// caller as its role allows, and a refusal changes nothing.
 #[scenario(Authority, parity, clauses = ["S4.admin-only", "S4.login", "S4.logout", "S4.page.list", "S4.page.grant", "S4.prepare", "S4.approve", "S4.withdraw", "S4.no-bot-credential", "S1.bots-no-browser", "S1.private-invisible", "S9.consent.decision"])]
 async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
+    // Each caller has a valid `_csrf` of its own session. No session and a
+    // bot's credential (token, Bearer, Basic login:token and login:password;
+    // lab-bot made an admin of alice/lab, so only the surface stops it) are
+    // asked to sign in; a stranger gets 404, a reader and a writer 404 (403
+    // allowed where no grant is named); the owner's every form works; the
+    // site admin either acts as an admin or is refused, each form as a whole.
+    // Every human signs in (303 to `/`), consents (a redirect with a code)
+    // and signs out (the session ends); the bot does none of it.
     let mut table = Table::new("refused callers", "the browser's pages and forms");
     ctx.step("lab-bot is made an admin of alice/lab; the others get repositories of their own");
     ctx.setup().add_collaborator(LAB, LAB_BOT, "admin").await?;
@@ -539,14 +539,15 @@ async fn site_admin_rows(
     Ok(())
 }
 
-/// Approve succeeds only from `awaiting_human` to `active`, withdraw from
-/// every state but `revoked` to `revoked`, each only with the grant's
-/// current `state_revision`: every other pair of state and revision is 409
-/// and changes nothing — a stale revision even where the action is allowed,
-/// the current one where the state forbids it (§3 gives 409 to a state
-/// conflict; §4 to a stale revision).
+/// Approve and withdraw succeed only from the states they allow and with the
+/// grant's current `state_revision`; every other pair is 409 and changes
+/// nothing.
 #[scenario(Authority, parity, clauses = ["S4.approve", "S4.withdraw", "S4.stale", "S4.not-approval", "S2.states", "S2.revision"])]
 async fn browser_decision_state_matrix(ctx: &mut Ctx) -> Outcome {
+    // Approve goes only from `awaiting_human` to `active`, withdraw from
+    // every state but `revoked` to `revoked`. Refused: a stale revision even
+    // where the action is allowed, the current one where the state forbids it
+    // (§3 gives 409 to a state conflict; §4 to a stale revision).
     let mut table = Table::new("refused decisions", "every grant state and revision");
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares grants in every state");

@@ -353,24 +353,26 @@ fn keys(calls: &[Call<'_>]) -> Vec<(GrantRef, String)> {
     calls.iter().filter_map(|c| c.key.clone()).collect()
 }
 
-/// The authority matrix of the five grant routes (spec §3): 14 callers —
-/// anonymous; lab-bot (the agent) with its fixture token, with only
-/// `write:issue`, only `read:repository`, only `read:user`, only
-/// `write:repository`, every `read:` scope, and `write:repository
-/// write:issue`; other-bot with its fixture token and with only
-/// `write:issue`; rita (reader) with every scope and with only
-/// `read:user`; wendy (writer), alice (owner) and the site admin with every
-/// scope; mallory (stranger) — on lab-bot's grants awaiting it, awaiting a
-/// human, active and revoked. Anonymous is 401; a token lacking a scope of
-/// §3's table is 403 for the agent (another user: 403 or 404); every other
-/// user is 404 on each grant and lists none of lab-bot's grants; the agent
-/// reads every state, lists by every `state` filter, confirms only
-/// `awaiting_agent` and submits only to `active` (409 otherwise, a replay
-/// on the revoked grant included). Every refusal is sent at once and
-/// writes nothing; then the agent's two sufficient tokens confirm and
-/// submit, and exactly that is written.
+/// The five grant routes of spec §3 answer each of 14 callers on a grant in
+/// each state as §3's authority rules say, and a refusal writes nothing.
 #[scenario(Authority, parity, clauses = ["S3.agent-only", "S3.statuses", "S3.recheck", "S1.token.write-implies-read", "S1.private-invisible", "S3.route.list", "S3.route.get", "S3.route.confirm", "S3.route.submit", "S3.route.readback", "S3.list.state", "S3.confirm.state", "S3.submit.active", "S3.withdrawn", "S3.error-body"])]
 async fn grant_route_authority_matrix(ctx: &mut Ctx) -> Outcome {
+    // Callers: anonymous; lab-bot (the agent) with its fixture token, with
+    // only `write:issue`, only `read:repository`, only `read:user`, only
+    // `write:repository`, every `read:` scope, and `write:repository
+    // write:issue`; other-bot with its fixture token and with only
+    // `write:issue`; rita (reader) with every scope and with only
+    // `read:user`; wendy (writer), alice (owner) and the site admin with
+    // every scope; mallory (stranger) — on lab-bot's grants awaiting it,
+    // awaiting a human, active and revoked.
+    //
+    // Anonymous is 401; a token lacking a scope of §3's table is 403 for the
+    // agent (another user: 403 or 404); every other user is 404 on each grant
+    // and lists none of lab-bot's grants; the agent reads every state, lists
+    // by every `state` filter, confirms only `awaiting_agent` and submits
+    // only to `active` (409 otherwise, a replay on the revoked grant
+    // included). Every refusal is sent at once; then the agent's two
+    // sufficient tokens confirm and submit, and exactly that is written.
     let grants = Grants::new(ctx).await?;
     ctx.step("every caller gets a token of its own");
     let refused = Caller::all(

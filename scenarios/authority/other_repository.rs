@@ -12,14 +12,15 @@ use crate::support::forms::{hand_form, seen};
 use crate::support::tables::Table;
 use crate::support::witnesses::Unchanged;
 
-/// alice's grant under another repository is 404 on its page, approve and
-/// withdraw — asked by the owner, an admin collaborator, the site admin and
-/// a stranger, each with a `_csrf` of its own session, under a repository
-/// it administers, one it cannot see and one that does not exist — and
-/// nothing changes; under its own repository the admin collaborator's
-/// approve works and records her as the approver.
+/// alice's grant is 404 under any repository but its own, whoever asks, and
+/// changes nothing; under its own, an admin collaborator's approve works.
 #[scenario(Authority, parity, clauses = ["S3.own-repository", "S4.page.grant", "S4.approve", "S4.withdraw", "S4.admin-only"])]
 async fn grant_forms_under_another_repository(ctx: &mut Ctx) -> Outcome {
+    // Asked on its page, approve and withdraw by the owner, an admin
+    // collaborator, the site admin and a stranger, each with a `_csrf` of its
+    // own session, under a repository it administers, one it cannot see and
+    // one that does not exist. Under its own repository the admin
+    // collaborator's approve records her as the approver.
     ctx.step(
         "alice and mallory get private repositories of their own; wendy administers alice/lab",
     );

@@ -236,25 +236,28 @@ async fn reads(caller: &Caller, world: &World) -> Step<u16> {
         .status)
 }
 
-/// The authority matrix of the setup surface (spec §5): 12 callers —
-/// anonymous; lab-bot and other-bot with their fixture tokens; rita
-/// (reader), wendy (writer), alice (owner) and mallory (stranger) with
-/// every scope; the site admin with every scope; alice with only `read:`
-/// scopes and with only `read:user`; the site admin with only `read:`
-/// scopes; and mallory's Basic `login:password` on the token route — on
-/// the nine routes. Every refusal is sent at once: 401 without a
-/// credential (404 also for an Issue read), 404 for mallory on alice/lab,
-/// 403 for a reader creating an Issue, a writer deleting one or changing a
-/// collaborator, any token without a `write:` scope on a write route;
-/// 403 or 404 for anyone but the site admin on its routes; 401 or 403 for
-/// a token minting a token (another user's, or rita's own: the route asks
-/// for Basic), 403 for another user's Basic.
-/// Nothing is written. Then each rightful caller writes once: every writer
-/// opens an Issue, alice and the site admin delete one, the site admin
-/// moves one, makes a user and a repository, mints a token and adds and
-/// removes a collaborator, mallory mints her own token with Basic.
+/// The nine routes of the setup surface (spec §5) refuse each of 12 callers
+/// what §5 denies it, writing nothing, and let each rightful caller write
+/// once.
 #[scenario(Authority, parity, clauses = ["S5.setup.collaborators", "S5.setup.issues", "S5.setup.issue-read", "S5.setup.issue-delete", "S5.setup.issue-move", "S5.setup.users", "S5.setup.repos", "S5.setup.tokens", "S1.private-invisible", "S3.statuses", "S3.error-body"])]
 async fn setup_route_authority_matrix(ctx: &mut Ctx) -> Outcome {
+    // Callers: anonymous; lab-bot and other-bot with their fixture tokens;
+    // rita (reader), wendy (writer), alice (owner) and mallory (stranger)
+    // with every scope; the site admin with every scope; alice with only
+    // `read:` scopes and with only `read:user`; the site admin with only
+    // `read:` scopes; and mallory's Basic `login:password` on the token
+    // route.
+    //
+    // Every refusal is sent at once: 401 without a credential (404 also for
+    // an Issue read), 404 for mallory on alice/lab, 403 for a reader creating
+    // an Issue, a writer deleting one or changing a collaborator, any token
+    // without a `write:` scope on a write route; 403 or 404 for anyone but
+    // the site admin on its routes; 401 or 403 for a token minting a token
+    // (another user's, or rita's own: the route asks for Basic), 403 for
+    // another user's Basic. Then each rightful caller writes once: every
+    // writer opens an Issue, alice and the site admin delete one, the site
+    // admin moves one, makes a user and a repository, mints a token and adds
+    // and removes a collaborator, mallory mints her own token with Basic.
     let world = World::new(ctx).await?;
     ctx.step("every caller gets a token of its own");
     let callers = Caller::all(

@@ -9,11 +9,12 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT};
 
-/// Issues a bot opens through `create_issue` or the native Issue API carry
-/// `agent_work_grant: null` and no grant marker on their page, even while
-/// that bot holds an active grant on the repository.
+/// Issues a bot opens through `create_issue` or the native Issue API are
+/// unattributed, even while it holds an active grant on the repository.
 #[scenario(Boundaries, parity, clauses = ["S1.issue.marker-core-only", "S5.setup.issues", "S6.tools.public"])]
 async fn ordinary_issue_is_unattributed(ctx: &mut Ctx) -> Outcome {
+    // Unattributed: `agent_work_grant: null`, and no grant marker on the
+    // Issue's page.
     let alice = ctx.human("alice")?;
     alice.login().await?;
     let bot = ctx.bot(LAB_BOT).await?;
@@ -118,12 +119,12 @@ async fn ordinary_issue_is_unattributed(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Two active grants for the same bot and repository keep their
-/// submissions apart — the same request key in each creates two Issues,
-/// each read back under its own grant — and withdrawing one leaves the other
-/// active and usable.
+/// Two active grants for the same bot and repository keep their submissions
+/// apart, and withdrawing one leaves the other active and usable.
 #[scenario(Boundaries, parity, clauses = ["S3.replay.scope", "S4.withdraw"])]
 async fn independent_grants_do_not_interfere(ctx: &mut Ctx) -> Outcome {
+    // The same request key in each grant creates two Issues, each read back
+    // under its own grant.
     let alice = ctx.human("alice")?;
     alice.login().await?;
     let bot = ctx.bot(LAB_BOT).await?;

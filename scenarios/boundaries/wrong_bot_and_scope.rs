@@ -11,12 +11,11 @@ use grantgate_engine::prelude::*;
 
 use crate::support::flows::{self, LAB, LAB_BOT, Watch};
 
-/// Another bot with write access to the same repository gets 404
-/// (`not_found` through its adapter) on every route of lab-bot's grants —
-/// the same answer as for a grant that does not exist — never sees them in
-/// its list, and changes nothing.
+/// Another bot with write access gets 404 on every route of lab-bot's grants,
+/// as for a grant that does not exist, never lists them, and changes nothing.
 #[scenario(Boundaries, parity, clauses = ["S3.agent-only", "S3.statuses"])]
 async fn wrong_bot_gets_not_found(ctx: &mut Ctx) -> Outcome {
+    // Through its adapter the 404 is `not_found`.
     // other-bot, a write collaborator on alice/lab, probes lab-bot's grants.
     let world = Probed::set_up(ctx).await?;
     let Probed {
@@ -121,12 +120,12 @@ async fn wrong_bot_gets_not_found(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// The grant's own bot with a token lacking `read:repository` gets 403 on
-/// every grant route, and with a token lacking `write:issue` gets 403 on
-/// confirm and submit (natively and `forbidden` through the adapter) while
-/// reading still works; nothing changes.
+/// The grant's own bot gets 403 where its token lacks the scope: every grant
+/// route without `read:repository`, confirm and submit without `write:issue`.
 #[scenario(Boundaries, parity, clauses = ["S3.route.list", "S3.route.get", "S3.route.confirm", "S3.route.submit", "S3.route.readback", "S3.recheck", "S1.token.write-implies-read"])]
 async fn missing_scope_is_forbidden(ctx: &mut Ctx) -> Outcome {
+    // Natively, and `forbidden` through the adapter; reading still works
+    // without `write:issue`, and nothing changes.
     // lab-bot with tokens that each lack one scope a route requires.
     let world = Probed::set_up(ctx).await?;
     let Probed {

@@ -125,13 +125,14 @@ async fn login_case(ctx: &Ctx, class: Csrf, foreign: &str) -> Step<(Page, bool)>
     Ok((page, signed_in(&browser, LAB).await?))
 }
 
-/// Every class of `_csrf` on every state-changing form: its own token, as
-/// the field or as `X-Csrf-Token`, is accepted (login and prepare 303,
-/// approve, withdraw and logout a redirect or 200, the consent decision a
-/// redirect with a code); none, an empty one, and another live session's
-/// as the field or the header are refused with 400 and change nothing.
+/// Every state-changing form accepts its session's own `_csrf`, as the field
+/// or as `X-Csrf-Token`, and refuses any other with 400, changing nothing.
 #[scenario(Browser, parity, clauses = ["S4.csrf.every-form", "S4.csrf.header", "S4.csrf.refused", "S4.login", "S4.logout", "S4.prepare", "S4.approve", "S4.withdraw", "S4.redirect.303", "S9.consent.decision"])]
 async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
+    // Accepted: login and prepare 303, approve, withdraw and logout a
+    // redirect or 200, the consent decision a redirect with a code. Refused:
+    // none, an empty one, and another live session's, as the field or the
+    // header.
     let mut table = Table::new("CSRF classes", "every state-changing form");
     ctx.step("the login form, once per class, each in a browser of its own");
     let classes = [
@@ -300,14 +301,14 @@ async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// An expired `_csrf`, as the field and as `X-Csrf-Token`, on every
-/// state-changing form: 400, nothing changed; fresh forms of the same
-/// sessions then work (relies on the `CORE_CSRF_TTL_SECS` launch extension,
-/// set to 4 s, the time a loaded machine's Chromium may take from a form's
-/// page to its click; a Core that does not declare it gets *not
-/// applicable*).
+/// An expired `_csrf`, as the field or as `X-Csrf-Token`, is refused with 400
+/// on every state-changing form, while fresh forms of the same sessions work.
 #[scenario(Browser, parity, core_env = [("CORE_CSRF_TTL_SECS", "4")], clauses = ["S4.csrf.every-form", "S4.csrf.header", "S4.csrf.refused", "S9.consent.decision"])]
 async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
+    // Nothing changes on a refusal. Relies on the `CORE_CSRF_TTL_SECS` launch
+    // extension, set to 4 s, the time a loaded machine's Chromium may take
+    // from a form's page to its click; a Core that does not declare it gets
+    // *not applicable*.
     let mut table = Table::new("expired CSRF", "every state-changing form");
     let alice = ctx.human("alice")?;
     ctx.step("alice signs in; a grant awaits her; a consent request");

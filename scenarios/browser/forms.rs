@@ -40,11 +40,12 @@ fn expect_offers(
     )
 }
 
-/// A human logs in through the login form and prepares, approves and
-/// withdraws grants through the real forms of the grant pages, each form
-/// changing the grant exactly as its agent then reads it natively.
+/// A human signs in and prepares, approves and withdraws grants through the
+/// real forms, each changing the grant exactly as its agent then reads it.
 #[scenario(Browser, parity, clauses = ["S4.login", "S4.prepare", "S4.approve", "S4.withdraw", "S4.page.grant", "S4.page.list", "S4.csrf.every-form", "S4.redirect.303", "S2.states", "S2.revision", "S2.immutable"])]
 async fn browser_forms_prepare_approve_withdraw(ctx: &mut Ctx) -> Outcome {
+    // The login form, then the forms of the grant pages; the agent reads the
+    // grant natively.
     let alice = ctx.human("alice")?;
 
     ctx.step("alice logs in through the login form");
@@ -119,11 +120,11 @@ async fn browser_forms_prepare_approve_withdraw(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A login, preparation, approval or withdrawal posted without its `_csrf`
-/// (or with an empty one) is refused with 400 and changes nothing: no
-/// session, no grant, the same state and state_revision.
+/// A login, preparation, approval or withdrawal posted without its `_csrf`,
+/// or with an empty one, is refused with 400 and changes nothing.
 #[scenario(Browser, parity, clauses = ["S4.csrf.every-form", "S4.csrf.refused"])]
 async fn csrf_missing_refused(ctx: &mut Ctx) -> Outcome {
+    // Nothing: no session, no grant, the same state and state_revision.
     let alice = ctx.human("alice")?;
 
     ctx.step("alice posts the login form without its _csrf");

@@ -16,12 +16,12 @@ use crate::support::forms::opened;
 use crate::support::forms::{awaiting_human, expect_accepted};
 use crate::support::witnesses::{Unchanged, expect_grant};
 
-/// In a real browser, no cookie that keeps alice signed in is readable by
-/// the Core's pages' scripts (`document.cookie`): the session cookie is
-/// `HttpOnly` as Chromium enforces it. A session cookie is one without
-/// which alice's browser no longer opens her grant list.
+/// In a real browser, the Core's pages' scripts can read no cookie that keeps
+/// alice signed in: Chromium enforces the session cookie's `HttpOnly`.
 #[scenario(Browser, parity, extensions = ["real-browser"], clauses = ["S4.session.cookie"])]
 async fn real_browser_session_cookie_hidden_from_scripts(ctx: &mut Ctx) -> Outcome {
+    // Scripts read `document.cookie`. A session cookie is one without which
+    // alice's browser no longer opens her grant list.
     let alice = ctx.human("alice")?;
     let list = core_api::grants_page(LAB);
 
@@ -63,14 +63,16 @@ async fn real_browser_session_cookie_hidden_from_scripts(ctx: &mut Ctx) -> Outco
     Ok(())
 }
 
-/// A page on another site (the harness's, on `localhost` when the Core is
-/// on `127.0.0.1`) that posts the grant's approve form, then its withdraw
-/// form — with alice's own valid `_csrf` and `state_revision` — as soon as
-/// alice's signed-in browser opens it changes nothing: Chromium withholds the
-/// `SameSite=Lax` session cookie from a cross-site POST. The same forms sent
-/// from the Core's own page then work.
+/// A cross-site page posting the grant's approve and withdraw forms in
+/// alice's signed-in browser changes nothing, while the same forms from the
+/// Core's own page work.
 #[scenario(Browser, parity, extensions = ["real-browser"], clauses = ["S4.session.cookie", "S4.approve", "S4.withdraw"])]
 async fn real_browser_cross_site_post_changes_nothing(ctx: &mut Ctx) -> Outcome {
+    // The other site is the harness's, on `localhost` when the Core is on
+    // `127.0.0.1`; its forms carry alice's own valid `_csrf` and
+    // `state_revision`, and it posts them as soon as alice's browser opens
+    // it. Chromium withholds the `SameSite=Lax` session cookie from a
+    // cross-site POST.
     let alice = ctx.human("alice")?;
     alice.login().await?;
     let grant = awaiting_human(ctx, &alice, "task").await?;
@@ -110,12 +112,13 @@ async fn real_browser_cross_site_post_changes_nothing(ctx: &mut Ctx) -> Outcome 
     Ok(())
 }
 
-/// A person reads the grant page's state as rendered text (`innerText`) and
-/// acts only by clicking: the state word shows after each step
-/// (awaiting_agent, awaiting_human, active, revoked) and the approve and
-/// withdraw buttons, clicked, change the grant as its agent reads it.
+/// A person reads the grant's state as rendered text and acts only by
+/// clicking, and each click changes the grant as its agent reads it.
 #[scenario(Browser, parity, extensions = ["real-browser"], clauses = ["S4.page.grant", "S4.approve", "S4.withdraw", "S2.states"])]
 async fn real_browser_reads_text_and_clicks(ctx: &mut Ctx) -> Outcome {
+    // Rendered text is `innerText`: the state word shows after each step
+    // (awaiting_agent, awaiting_human, active, revoked); the clicks are the
+    // approve and withdraw buttons.
     let alice = ctx.human("alice")?;
     alice.login().await?;
 

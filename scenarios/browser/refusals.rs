@@ -15,11 +15,11 @@ use crate::support::forms::{
 };
 use crate::support::witnesses::{Unchanged, expect_grant};
 
-/// A `_csrf` issued to another session — the same human's second browser or
-/// an anonymous one — is refused with 400 as a form field and as
-/// `X-Csrf-Token`, and changes nothing.
+/// A `_csrf` issued to another session is refused with 400, as a form field
+/// and as `X-Csrf-Token`, and changes nothing.
 #[scenario(Browser, parity, clauses = ["S4.csrf.refused", "S4.csrf.header"])]
 async fn csrf_foreign_refused(ctx: &mut Ctx) -> Outcome {
+    // Another session: the same human's second browser, or an anonymous one.
     let alice = ctx.human("alice")?;
     let elsewhere = ctx.second_browser("alice")?;
     let stranger = ctx.second_browser("alice")?;
@@ -105,12 +105,13 @@ async fn csrf_foreign_refused(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A `_csrf` older than the Core's token lifetime is refused with 400 as a
-/// form field and as `X-Csrf-Token`, and changes nothing, while a fresh form
-/// of the same session still works (relies on refcore's `CORE_CSRF_TTL_SECS`
-/// launch extension, set to 3 s).
+/// A `_csrf` older than the Core's token lifetime is refused with 400, as a
+/// form field and as `X-Csrf-Token`, while a fresh form of the same session
+/// works.
 #[scenario(Browser, parity, core_env = [("CORE_CSRF_TTL_SECS", "3")], clauses = ["S4.csrf.refused", "S4.csrf.header"])]
 async fn csrf_expired_refused(ctx: &mut Ctx) -> Outcome {
+    // Nothing changes on a refusal. Relies on refcore's `CORE_CSRF_TTL_SECS`
+    // launch extension, set to 3 s.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
@@ -158,11 +159,11 @@ async fn csrf_expired_refused(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// An approve or withdraw form whose `state_revision` is stale is refused
-/// with 409 (the page's wording is the Core's own) and changes nothing, even when
-/// the action is still allowed in the grant's current state.
+/// An approve or withdraw form with a stale `state_revision` is refused with
+/// 409 and changes nothing, even when the grant's state allows the action.
 #[scenario(Browser, parity, clauses = ["S4.stale", "S2.revision"])]
 async fn stale_revision_refused(ctx: &mut Ctx) -> Outcome {
+    // The page's wording is the Core's own.
     let alice = ctx.human("alice")?;
     let elsewhere = ctx.second_browser("alice")?;
     ctx.step("alice logs in in two browsers and prepares a grant for lab-bot");
@@ -223,11 +224,11 @@ async fn stale_revision_refused(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A bot — even one with admin rights on the repository — cannot sign in
-/// through the login form, and its token or password in an `Authorization`
-/// header never opens a grant page or approves or withdraws a grant.
+/// A bot, even an admin of the repository, cannot sign in through the login
+/// form, and its credentials never open a grant page or approve or withdraw.
 #[scenario(Browser, parity, clauses = ["S1.bots-no-browser", "S4.no-bot-credential"])]
 async fn bot_token_cannot_drive_browser(ctx: &mut Ctx) -> Outcome {
+    // Its token or password is sent in an `Authorization` header.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and makes lab-bot an admin of alice/lab, so only the surface stops it");
     alice.login().await?;

@@ -35,11 +35,12 @@ async fn adapters_on_active_grant(
     Ok((bots, grant, proposal))
 }
 
-/// `N` identical submissions in flight at once, one per adapter session,
-/// give exactly one 201 and `N - 1` 200s carrying the same receipt, and one
-/// Issue, whose readback is that receipt.
+/// `N` identical submissions in flight at once give exactly one 201, `N - 1`
+/// 200s with the same receipt, and one Issue.
 #[scenario(Concurrency, parity, clauses = ["S3.replay.identical", "S3.submit.atomic"])]
 async fn identical_submissions_in_flight(ctx: &mut Ctx) -> Outcome {
+    // One submission per adapter session; the Issue's readback is that
+    // receipt.
     let (bots, grant, proposal) = adapters_on_active_grant(ctx, "Identical races").await?;
     let issue = NewIssue::new(TITLE, "Warm-up raced the first request.\n");
 
@@ -86,11 +87,11 @@ async fn identical_submissions_in_flight(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// `N` submissions of one request key with `N` different bodies in flight
-/// at once give exactly one 201 and `N - 1` 409 `conflict`s, and one Issue,
-/// holding the body of the submission that won.
+/// `N` submissions of one request key with different bodies, in flight at
+/// once, give one 201, `N - 1` 409s and one Issue holding the winner's body.
 #[scenario(Concurrency, parity, clauses = ["S3.replay.conflict", "S3.submit.atomic"])]
 async fn one_key_different_bodies_in_flight(ctx: &mut Ctx) -> Outcome {
+    // The 409s are `conflict` through the adapter.
     let (bots, grant, proposal) = adapters_on_active_grant(ctx, "Conflicting races").await?;
     let key = NewIssue::new(TITLE, "").request_key;
     let issues: Vec<NewIssue> = (1..=N)
@@ -131,11 +132,11 @@ async fn one_key_different_bodies_in_flight(ctx: &mut Ctx) -> Outcome {
 }
 
 /// Two approvals of the same `state_revision`, posted at once from two
-/// sessions of alice, give one accepted (a redirect or the resulting page,
-/// spec §4) and one 409, and one state change:
-/// `active` at revision 3.
+/// sessions of alice, give one accepted, one 409, and one state change.
 #[scenario(Concurrency, parity, clauses = ["S4.stale", "S2.revision"])]
 async fn concurrent_approvals_one_wins(ctx: &mut Ctx) -> Outcome {
+    // Accepted is a redirect or the resulting page (spec §4); the grant is
+    // then `active` at revision 3.
     let alice = ctx.human("alice")?;
     let second = ctx.second_browser("alice")?;
     ctx.step("alice logs in twice, in two browsers");

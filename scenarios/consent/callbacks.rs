@@ -42,13 +42,14 @@ async fn expect_refused(
     )
 }
 
-/// Missing, empty, random and altered states, and the state of a session
-/// that has ended (with a real code for it), each get a 400 page from the
-/// callback with no token POST, and the parked call stays parked; the valid
-/// callback then resumes it with one token POST; replaying that callback
-/// gets 400 and no second POST.
+/// A consent callback with a state that is not its live session's gets a 400
+/// page and no token POST; the valid callback resumes the call, once.
 #[scenario(Consent, parity, clauses = ["S9.callback.refusals", "S9.callback.exchange"])]
 async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
+    // Refused, the parked call staying parked: missing, empty, random and
+    // altered states, and the state of a session that has ended (with a real
+    // code for it). The valid callback resumes with one token POST; replaying
+    // it gets 400 and no second POST.
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
     let (pending, url) = park(ctx, &bot, "session A").await?;
@@ -129,13 +130,14 @@ async fn consent_callbacks_refused_exchange_nothing(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A state expires after `--consent-timeout-secs` (here 1 s): the parked
-/// call ends with `consent_timeout`, and the callback that arrives
-/// afterwards, with a real code for that state, gets 400 and no token POST;
-/// likewise a state handed out in `auth_required` (which outlives no call)
-/// and used after its deadline.
+/// A consent state expires after `--consent-timeout-secs`: the parked call
+/// ends with `consent_timeout`, and a later callback gets 400 and no token
+/// POST.
 #[scenario(Consent, parity, clauses = ["S9.callback.refusals", "S9.adapter.outcomes"])]
 async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
+    // Here 1 s; the late callback carries a real code for that state.
+    // Likewise a state handed out in `auth_required` (which outlives no call)
+    // and used after its deadline.
     ctx.step("a consent-mode adapter with a 1-second consent timeout starts");
     let bot = ctx
         .bot_builder("consent-client")
@@ -196,14 +198,16 @@ async fn expired_consent_state_is_refused(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Sessions A and B park on one adapter; A's code delivered with B's state
-/// is exchanged with B's verifier, which the Core refuses: B's call ends
-/// with `consent_failed` after exactly that one token POST, A stays parked,
-/// and a fresh consent for A's own state still resumes A — and only A:
-/// eight more sessions parked meanwhile stay parked, and their states did
-/// not push A's out.
+/// A code delivered with another session's state fails only that session,
+/// after one token POST with its verifier, and the first session still
+/// resumes alone.
 #[scenario(Consent, parity, clauses = ["S9.callback.cross-session", "S9.adapter.outcomes"])]
 async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
+    // Sessions A and B park on one adapter; A's code with B's state is
+    // exchanged with B's verifier, which the Core refuses: B's call ends with
+    // `consent_failed`, A stays parked, and a fresh consent for A's own state
+    // resumes A — and only A: eight more sessions parked meanwhile stay
+    // parked, and their states did not push A's out.
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
     let (a_pending, a_url) = park(ctx, &bot, "session A").await?;
@@ -277,13 +281,13 @@ async fn consent_code_with_another_sessions_state(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A person who refuses: the Core redirects to the callback with
-/// `error=access_denied` and the state, the call ends with
-/// `consent_denied`, and nothing is exchanged or requested; a callback with
-/// any other error (`server_error`, `temporarily_unavailable`,
-/// `invalid_scope`) ends its call with `consent_failed`.
+/// A refused consent ends the call with `consent_denied`, and any other error
+/// with `consent_failed`, with nothing exchanged or requested.
 #[scenario(Consent, parity, clauses = ["S9.consent.decision", "S9.consent.redirect", "S9.adapter.outcomes"])]
 async fn denied_consent_ends_the_call(ctx: &mut Ctx) -> Outcome {
+    // Refused: the Core redirects to the callback with `error=access_denied`
+    // and the state. Other errors: `server_error`, `temporarily_unavailable`,
+    // `invalid_scope`.
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
     let (pending, url) = park(ctx, &bot, "the session").await?;
@@ -360,14 +364,15 @@ fn consent_callback(bot: &Bot) -> Step<Url> {
     .map_err(|e| Abort::errored(format!("callback URL: {e}")))
 }
 
-/// A failed exchange ends the call with `consent_failed` after exactly one
-/// token POST and never resumes it: the token answer lost on the way
-/// (session A), garbled (session B), a `307` back to the token endpoint
-/// itself (session C: no redirect is followed, §6, and a `307` would repeat
-/// the POST), or a token of type `mac` (session D: §9's answer is a bearer
-/// token, and RFC 6749 §7.1 forbids using a type the client does not know).
+/// A failed token exchange ends the call with `consent_failed` after exactly
+/// one token POST and never resumes it.
 #[scenario(Consent, parity, clauses = ["S9.adapter.outcomes", "S9.callback.exchange", "S6.no-redirects"])]
 async fn failed_consent_exchange_never_resumes(ctx: &mut Ctx) -> Outcome {
+    // Failed: the token answer lost on the way (session A), garbled (session
+    // B), a `307` back to the token endpoint itself (session C: no redirect
+    // is followed, §6, and a `307` would repeat the POST), or a token of type
+    // `mac` (session D: §9's answer is a bearer token, and RFC 6749 §7.1
+    // forbids using a type the client does not know).
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
     let alice = ctx.human(CONSENTER)?;

@@ -28,15 +28,16 @@ async fn consented(ctx: &mut Ctx) -> Step<(Bot, ConsentToken)> {
     Ok((bot, token))
 }
 
-/// Consent is not approval: with alice's consented token (alice, the
-/// repository's admin, who approves grants in her browser) the grant tools
-/// answer 404 for lab-bot's active grant — get, confirm, submit — and
-/// nothing changes; the token's scope is within what was requested and
-/// `read:repository write:issue`, and a route needing `write:repository`
-/// refuses it; `create_issue` through it is posted by alice with no grant
-/// marker.
+/// Consent is not approval: alice's consented token gets 404 from the grant
+/// tools for lab-bot's grant, changes nothing, and carries no more than the
+/// requested scopes.
 #[scenario(Consent, parity, clauses = ["S9.not-approval", "S9.token.scope", "S3.agent-only"])]
 async fn consent_is_not_approval(ctx: &mut Ctx) -> Outcome {
+    // alice is the repository's admin, who approves grants in her browser;
+    // the grant tools are get, confirm and submit on lab-bot's active grant.
+    // The token's scope is within what was requested and `read:repository
+    // write:issue`, and a route needing `write:repository` refuses it;
+    // `create_issue` through it is posted by alice with no grant marker.
     let alice = ctx.human(CONSENTER)?;
     alice.login().await?;
     let lab_bot = ctx.bot(LAB_BOT).await?;
@@ -110,13 +111,15 @@ async fn consent_is_not_approval(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// No token on disk: after a consented call and a second call, and again
-/// after the session ends, no file under the adapter's own working
-/// directory (also its `HOME` and `TMPDIR`) and not the adapter's log holds
-/// the token; the report is scanned for it as a registered secret. How the
-/// Core stores its own tokens is the Core's business.
+/// No file of the adapter's own and not its log holds a consented token,
+/// during a session or after it ends.
 #[scenario(Consent, parity, clauses = ["S9.adapter.token-memory"])]
 async fn no_consent_token_on_disk(ctx: &mut Ctx) -> Outcome {
+    // Checked after a consented call and a second call, and again after the
+    // session ends: every file under the adapter's working directory, `HOME`
+    // and `TMPDIR`, and its log; the report is scanned for the token as a
+    // registered secret. How the Core stores its own tokens is the Core's
+    // business.
     let (bot, token) = consented(ctx).await?;
     let reply = bot.call(READ_TOOL, read_args()).await?;
     ctx.expect_tool_ok("a second call succeeds", &reply)?;

@@ -189,12 +189,14 @@ fn expect_token(ctx: &Ctx, what: &str, answer: &Answer) -> Step<()> {
     )
 }
 
-/// The authorize endpoint answers a 400 page and no redirect to an
-/// unregistered `redirect_uri`, one that extends a registered one (as a
-/// path or a prefix), an unknown client, a missing challenge and a `plain`
-/// challenge; the same request done right shows the consent form.
+/// The authorize endpoint answers what is not registered, or not S256, with a
+/// 400 page and no redirect; the same request done right shows the consent
+/// form.
 #[scenario(Consent, parity, clauses = ["S9.authorize.refusals", "S9.authorize.method"])]
 async fn consent_authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outcome {
+    // Refused: an unregistered `redirect_uri`, one that extends a registered
+    // one (as a path or a prefix), an unknown client, a missing challenge and
+    // a `plain` challenge.
     ctx.step("an application is registered with one redirect URI; alice signs in");
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
     let alice = ctx.human(CONSENTER)?;
@@ -281,16 +283,17 @@ async fn consent_authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outc
     Ok(())
 }
 
-/// The token endpoint exchanges a code once, for its own client, redirect
-/// URI and verifier: the right exchange is 200 with a bearer token of at
-/// most `read:repository write:issue` and `Cache-Control: no-store`, with
-/// a verifier of 43 or of 128 characters too; a wrong verifier, a reused code,
-/// another client's code and another registered redirect URI are each 400
-/// `invalid_grant`, a missing verifier 400 (`invalid_grant` or, as RFC 6749
-/// §5.2 names it, `invalid_request`); a token asked for `read:repository`
-/// carries only that and cannot create an Issue (403).
+/// The token endpoint exchanges a code once, for its own client, redirect URI
+/// and verifier, for a bearer token within the requested scopes.
 #[scenario(Consent, parity, clauses = ["S9.token.exchange", "S9.token.no-store", "S9.token.code-binding", "S9.token.scope", "S0.standards.pkce"])]
 async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
+    // The right exchange is 200 with a bearer token of at most
+    // `read:repository write:issue` and `Cache-Control: no-store`, with a
+    // verifier of 43 or of 128 characters too. A wrong verifier, a reused
+    // code, another client's code and another registered redirect URI are
+    // each 400 `invalid_grant`, a missing verifier 400 (`invalid_grant` or,
+    // as RFC 6749 §5.2 names it, `invalid_request`). A token asked for
+    // `read:repository` carries only that and cannot create an Issue (403).
     ctx.step("two applications are registered; alice signs in");
     let client = ctx
         .oauth_app(&[REDIRECT.to_owned(), REDIRECT_2.to_owned()])
@@ -395,13 +398,13 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// The login detour brings a browser back to the Core only: a login page
-/// opened with `redirect_to` (Forgejo's parameter) an absolute,
-/// scheme-relative or backslashed URL of another host never answers the
-/// login with a redirect off the Core's origin. A Core that ignores the
-/// parameter, refuses it or lands on its own page is as honest.
+/// The login detour never redirects a browser off the Core's origin, whatever
+/// `redirect_to` another host's URL it was opened with.
 #[scenario(Consent, parity, clauses = ["S9.authorize.session"])]
 async fn consent_login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
+    // `redirect_to` is Forgejo's parameter; the URLs are absolute,
+    // scheme-relative or backslashed. A Core that ignores the parameter,
+    // refuses it or lands on its own page is as honest.
     let core = Url::parse(ctx.core_url())
         .map_err(|e| Abort::errored(format!("the Core URL: {e}")))?
         .origin();
@@ -442,13 +445,13 @@ async fn consent_login_brings_back_only_to_the_core(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A code expires (`CORE_OAUTH_CODE_TTL_SECS`, here 2 s, so that a Core
-/// counting whole seconds still gives a code at least one): exchanged at
-/// once it gives a token; exchanged 3.2 s after it was issued (a second to
-/// spare for a Core that compares whole seconds with `>`) it is 400
-/// `invalid_grant`.
+/// A code expires after `CORE_OAUTH_CODE_TTL_SECS`: exchanged at once it
+/// gives a token, exchanged after its lifetime it is 400 `invalid_grant`.
 #[scenario(Consent, parity, core_env = [("CORE_OAUTH_CODE_TTL_SECS", "2")], clauses = ["S9.token.code-binding"])]
 async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
+    // Here 2 s, so that a Core counting whole seconds still gives a code at
+    // least one; the late exchange comes 3.2 s after the code was issued, a
+    // second to spare for a Core that compares whole seconds with `>`.
     ctx.step("an application is registered; alice signs in");
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
     let alice = ctx.human(CONSENTER)?;
@@ -468,11 +471,12 @@ async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
     expect_invalid_grant(ctx, "an expired code", &answer)
 }
 
-/// The consent form needs the `_csrf` of its own session: alice's form
-/// posted with mallory's live `_csrf`, or with none, is a 400 and redirects
-/// nowhere with a code; the intact form then redirects with one.
+/// The consent form posted with another session's `_csrf`, or none, is a 400
+/// and redirects nowhere with a code; the intact form then redirects with
+/// one.
 #[scenario(Consent, parity, clauses = ["S4.csrf.every-form", "S4.csrf.refused", "S9.consent.decision"])]
 async fn consent_form_needs_its_own_csrf(ctx: &mut Ctx) -> Outcome {
+    // Another session: mallory's live `_csrf` on alice's form.
     ctx.step("an application is registered; alice and mallory sign in");
     let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
     let alice = ctx.human(CONSENTER)?;

@@ -14,16 +14,19 @@ use crate::support::consent::CONSENTER;
 use crate::support::flows::{LAB, LAB_BOT};
 use super::parked_calls::{READ_TOOL, consent_bot, expect_consent_url, expect_token_post, park, pasted_token_reply, read_args};
 
-/// A parked call resumes after consent (spec §9): the elicited URL is on
-/// the Core origin with the exact callback as `redirect_uri`, a 43-character
-/// S256 challenge and a state of at least 128 bits; nothing reaches the
-/// native API before consent; after consent the Core redirects to the
-/// callback with the same state, the adapter makes exactly one token POST
-/// whose verifier hashes to the challenge, before any native request (its
-/// answer carrying a 4 KiB member of its own); the parked call ends with the same result as the same person's pasted token;
-/// a second call in the session needs no new consent and no new token POST.
+/// A parked call resumes after consent through a well-formed URL and one PKCE
+/// token exchange, with the same result as a pasted token.
 #[scenario(Consent, parity, clauses = ["S9.adapter.park", "S9.adapter.state", "S9.adapter.redirect-uri", "S9.adapter.delivery", "S9.callback.exchange", "S9.authorize.session", "S9.consent.page", "S9.consent.redirect", "S9.register"])]
 async fn parked_call_resumes_after_consent(ctx: &mut Ctx) -> Outcome {
+    // Spec §9. The elicited URL is on the Core origin with the exact callback
+    // as `redirect_uri`, a 43-character S256 challenge and a state of at
+    // least 128 bits; nothing reaches the native API before consent. After
+    // consent the Core redirects to the callback with the same state, and the
+    // adapter makes exactly one token POST whose verifier hashes to the
+    // challenge, before any native request (its answer carrying a 4 KiB
+    // member of its own). The parked call ends with the same result as the
+    // same person's pasted token; a second call in the session needs no new
+    // consent and no new token POST.
     let reference = pasted_token_reply(ctx, CONSENTER).await?;
     ctx.step("a consent-mode adapter (URL elicitation) starts, through the proxy");
     let bot = consent_bot(ctx, Elicitation::Url).await?;
@@ -100,15 +103,17 @@ async fn parked_call_resumes_after_consent(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Without URL elicitation — a client declaring form mode only, or none —
-/// the call ends with `auth_required` whose message holds the authorize URL
-/// (same checks as the elicited one) and no elicitation is sent, with no
-/// native request; after consent the next call succeeds with one token
-/// POST whose verifier hashes to the challenge. Another session of the same
-/// adapter gets its own URL — another state and another challenge — and
-/// the first session's token does not serve it.
+/// Without URL elicitation a call ends with `auth_required` and the authorize
+/// URL, and after consent the retry succeeds; each session gets its own URL
+/// and token.
 #[scenario(Consent, parity, clauses = ["S9.adapter.delivery", "S9.adapter.state"])]
 async fn auth_required_then_retry_after_consent(ctx: &mut Ctx) -> Outcome {
+    // Without URL elicitation: a client declaring form mode only, or none.
+    // The URL passes the same checks as the elicited one; no elicitation is
+    // sent and no native request made. The retry makes one token POST whose
+    // verifier hashes to the challenge. Another session of the same adapter
+    // gets another state and another challenge, and the first session's token
+    // does not serve it.
     ctx.step("a consent-mode adapter whose client declares form-mode elicitation only");
     let form_bot = consent_bot(ctx, Elicitation::Form).await?;
     let reply = form_bot.call(READ_TOOL, read_args()).await?;
@@ -173,13 +178,14 @@ async fn auth_required_then_retry_after_consent(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A request bearer takes precedence (spec §9): a consent-mode adapter
-/// whose MCP client declares URL elicitation and sends lab-bot's own token
-/// as its bearer serves the call with that bearer at once — lab-bot reads
-/// the grant alice prepared for it, which only its agent may — with no
-/// elicitation (nothing minted) and no token POST.
+/// A request bearer takes precedence over consent: the call is served with it
+/// at once, with no elicitation and no token POST.
 #[scenario(Consent, parity, clauses = ["S9.adapter.precedence"])]
 async fn request_bearer_wins_over_consent(ctx: &mut Ctx) -> Outcome {
+    // Spec §9: a consent-mode adapter whose MCP client declares URL
+    // elicitation and sends lab-bot's own token as its bearer; lab-bot reads
+    // the grant alice prepared for it, which only its agent may, and nothing
+    // is minted.
     let alice = ctx.human(CONSENTER)?;
     ctx.step("alice prepares a grant for lab-bot");
     alice.login().await?;

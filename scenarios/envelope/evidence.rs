@@ -37,11 +37,12 @@ async fn evidence(ctx: &Ctx, grant: &GrantRef) -> Step<Option<EnvelopeEvidence>>
     Ok(answer.grant()?.envelope()?.cloned())
 }
 
-/// Without an envelope — the field left empty, or not sent at all — the
-/// grant's `repository_grant` is `null` natively and through the adapter,
-/// and the grant works exactly as before: confirm, approve, submit 201.
+/// Without an envelope, the grant's `repository_grant` is `null`, natively
+/// and through the adapter, and the grant works exactly as before.
 #[scenario(Envelope, parity, clauses = ["S8.absent"])]
 async fn no_envelope_is_null(ctx: &mut Ctx) -> Outcome {
+    // Without: the field left empty, or not sent at all. As before: confirm,
+    // approve, submit 201.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
@@ -87,14 +88,15 @@ async fn no_envelope_is_null(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A valid envelope is accepted (303): the grant shows `{digest,
-/// path_count}`, the digest equals the harness's own (paths sorted by byte
-/// order, JCS, SHA-256), natively and through the adapter; the same paths in
-/// another order (and other member order and whitespace) give the same
-/// digest; other paths or bounds give another one; `max` 32 and `min` =
-/// `max` are accepted.
+/// A valid envelope's grant shows `{digest, path_count}` with the harness's
+/// own digest, whatever the order of its paths, natively and through the
+/// adapter.
 #[scenario(Envelope, parity, clauses = ["S8.grammar", "S8.digest", "S8.digest.order", "S8.evidence", "S8.counts"])]
 async fn envelope_evidence_and_digest(ctx: &mut Ctx) -> Outcome {
+    // The envelope is accepted (303); the harness's digest: paths sorted by
+    // byte order, JCS, SHA-256. The same paths in another order (and other
+    // member order and whitespace) give the same digest; other paths or
+    // bounds give another one; `max` 32 and `min` = `max` are accepted.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
@@ -170,12 +172,13 @@ fn other_count(envelope: &Value) -> i64 {
         .map_or(0, |a| a.len() as i64)
 }
 
-/// Fail-closed: a grant with an envelope is confirmed and approved as usual,
-/// but a submission is 409 natively and `conflict` through the adapter, no
-/// Issue is created, neither key reads back (404), and the grant can still
-/// be withdrawn.
+/// A grant with an envelope fails closed: confirmed and approved as usual, it
+/// refuses every submission with 409 and writes nothing, and can still be
+/// withdrawn.
 #[scenario(Envelope, parity, clauses = ["S8.fail-closed"])]
 async fn enveloped_grant_fails_closed(ctx: &mut Ctx) -> Outcome {
+    // 409 natively and `conflict` through the adapter; no Issue is created
+    // and neither key reads back (404).
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
@@ -241,13 +244,15 @@ async fn enveloped_grant_fails_closed(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Evidence only: a marker path pattern appears in no native answer (get,
-/// list, confirm, submit, readback), no adapter result, neither the Core's
-/// log nor the adapter's; the grant shows only `{digest, path_count}`.
-/// (The admin's page may show it; the marker is then registered as a secret,
-/// so the report scan proves the report holds it nowhere either.)
+/// An envelope's path patterns are evidence only: they appear in no native
+/// answer, adapter result or log, and the grant shows only `{digest,
+/// path_count}`.
 #[scenario(Envelope, clauses = ["S8.no-patterns", "S8.evidence"])]
 async fn envelope_patterns_never_exposed(ctx: &mut Ctx) -> Outcome {
+    // Native answers: get, list, confirm, submit, readback; logs: the Core's
+    // and the adapter's; the pattern is a marker. The admin's page may show
+    // it; the marker is then registered as a secret, so the report scan
+    // proves the report holds it nowhere either.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;

@@ -90,14 +90,15 @@ fn invalid_envelopes() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Each of more than thirty invalid envelopes — every rule of §8
-/// (patterns: empty, leading `/`, backslash, `.`/`..`, empty segment,
-/// `.git`, duplicates, none; counts: 0, 33, min > max, `1.5`, `1.0`, `"1"`;
-/// version `1`; `publish: true`; unknown and missing members at both
-/// levels; not an object) — is a 422 page, and no grant is created (the
-/// agent's grant total is read through the API after each).
+/// Each invalid envelope, one for every rule of §8, is a 422 page and creates
+/// no grant.
 #[scenario(Envelope, parity, clauses = ["S8.invalid", "S8.grammar", "S8.version", "S8.paths", "S8.paths.refused", "S8.paths.git", "S8.counts", "S8.publish"])]
 async fn invalid_envelopes_refused(ctx: &mut Ctx) -> Outcome {
+    // More than thirty: patterns empty, leading `/`, backslash, `.`/`..`,
+    // empty segment, `.git`, duplicates, none; counts 0, 33, min > max,
+    // `1.5`, `1.0`, `"1"`; version `1`; `publish: true`; unknown and missing
+    // members at both levels; not an object. The agent's grant total is read
+    // through the API after each.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
@@ -128,13 +129,15 @@ async fn invalid_envelopes_refused(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Never synthesised: a task and a summary that hold a valid envelope's
-/// JSON give `repository_grant: null` and submit works (201); a bot's
-/// confirm or submit with a `repository_grant` member is 422 natively and
-/// `invalid_input` through the adapter with zero upstream requests (counted
-/// at the fault proxy), and the grant still has no envelope.
+/// An envelope is never synthesised: not from a grant's task and summary, nor
+/// from a bot's confirm or submit, which are refused for carrying one.
 #[scenario(Envelope, parity, clauses = ["S8.never-synthesised", "S8.immutable", "S3.submit.body", "S3.confirm.body"])]
 async fn envelope_never_synthesised(ctx: &mut Ctx) -> Outcome {
+    // A task and a summary holding a valid envelope's JSON give
+    // `repository_grant: null`, and submit works (201). A confirm or submit
+    // with a `repository_grant` member is 422 natively and `invalid_input`
+    // through the adapter with zero upstream requests (counted at the fault
+    // proxy), and the grant still has no envelope.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;

@@ -9,12 +9,12 @@ use super::replay_checks::{BODY, TITLE, active, expect_native_replay, issue_text
 use crate::support::flows::{self, LAB, LAB_BOT, Watch, submit_ok};
 use crate::support::proxied::{SUBMIT, expect_no_receipt};
 
-/// With lab-bot removed from the collaborators of the private alice/lab, the
-/// identical replay is 404 natively and `not_found` through the adapter and
-/// writes nothing; once it is a collaborator again, the identical replay
-/// answers 200 with the same receipt.
+/// An identical replay by a bot removed from the private repository is 404
+/// and writes nothing; restored as a collaborator, it answers 200 with the
+/// same receipt.
 #[scenario(ExactReplay, parity, clauses = ["S10.blocked", "S10.restored"])]
 async fn exact_replay_access_lost_and_restored(ctx: &mut Ctx) -> Outcome {
+    // The 404 is `not_found` through the adapter.
     let bot = ctx.bot(LAB_BOT).await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: lost access").await?;
     ctx.step("lab-bot submits through its adapter");
@@ -58,13 +58,15 @@ async fn exact_replay_access_lost_and_restored(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// After a lost response (the Core committed, the answer never arrived) the
-/// adapter reports `delivery_uncertain`; the readback finds the submission,
-/// a retry under the same key with changed text is 409 (`conflict`) and
-/// writes nothing — one Issue, and the readback and the Issue keep the
-/// original text — while the identical retry answers 200 with the receipt.
+/// After a lost response, a retry under the same key with changed text is 409
+/// and writes nothing, while the identical retry answers 200 with the
+/// receipt.
 #[scenario(ExactReplay, parity, clauses = ["S10.uncertain-retry", "S6.uncertain"])]
 async fn exact_replay_after_lost_response(ctx: &mut Ctx) -> Outcome {
+    // The Core committed but the answer never arrived: the adapter reports
+    // `delivery_uncertain` and the readback finds the submission. After the
+    // changed retry (`conflict`) there is one Issue, and the readback and the
+    // Issue keep the original text.
     let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: lost response").await?;
     let proxy = ctx.proxy().await?;
@@ -144,13 +146,14 @@ async fn exact_replay_after_lost_response(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// The submit tool takes the request key only as `request_key`: a
-/// `requestId` or `request_id` input — beside the key or instead of it — is
-/// refused as unknown (`invalid_input` naming it), and a submit without any
-/// key is refused naming `request_key`; none of them reaches the Core (zero
-/// POSTs at the proxy), so the adapter never makes a key up.
+/// The submit tool takes the request key only as `request_key`, refusing any
+/// other spelling or a missing key before the Core, so the adapter never
+/// makes a key up.
 #[scenario(ExactReplay, parity, clauses = ["S6.inputs.no-invented-key", "S6.inputs.unknown"])]
 async fn exact_replay_key_is_the_callers(ctx: &mut Ctx) -> Outcome {
+    // A `requestId` or `request_id` input, beside the key or instead of it,
+    // is refused as unknown (`invalid_input` naming it); a submit without any
+    // key is refused naming `request_key`; zero POSTs reach the proxy.
     let bot = ctx.bot_builder(LAB_BOT).via_proxy().start().await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: the caller's key").await?;
     let proxy = ctx.proxy().await?;

@@ -52,14 +52,14 @@ fn object(members: &[(&str, String)], sep: &str) -> String {
     format!("{{{}}}", inner.join(","))
 }
 
-/// A replay whose JSON differs from the first submission only in member
-/// order, insignificant whitespace and `\u` escapes (sent natively, as the
-/// adapter always writes the same way) answers 200 with the stored receipt
-/// and still one Issue; the same key with the title in another Unicode
-/// normal form is 409, and `1.0` for `proposal_version` is 422, both
-/// writing nothing.
+/// A replay whose JSON differs only in member order, whitespace and `\u`
+/// escapes answers 200 with the stored receipt, while a differently
+/// normalised title is 409.
 #[scenario(ExactReplay, parity, clauses = ["S10.decoded", "S10.text-exact", "S10.numbers"])]
 async fn exact_replay_decoded_json(ctx: &mut Ctx) -> Outcome {
+    // Sent natively, as the adapter always writes the same way; there is
+    // still one Issue. The title in another Unicode normal form is 409, and
+    // `1.0` for `proposal_version` is 422, both writing nothing.
     let bot = ctx.bot(LAB_BOT).await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: decoded JSON").await?;
     ctx.step("lab-bot submits through its adapter");
@@ -132,12 +132,14 @@ async fn exact_replay_decoded_json(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// alice edits the submitted Issue's title and body; the identical replay
-/// still answers 200 with the stored receipt (through the adapter and
-/// natively) and leaves alice's edit in place, while a replay carrying
-/// alice's edited text under the same key is 409 and writes nothing.
+/// After alice edits the submitted Issue, the identical replay still answers
+/// 200 with the stored receipt and keeps her edit, while a replay of her text
+/// is 409.
 #[scenario(ExactReplay, parity, extensions = ["issue-edit"], clauses = ["S10.stored-input"])]
 async fn exact_replay_after_human_edit(ctx: &mut Ctx) -> Outcome {
+    // alice edits the title and body; the identical replay goes through the
+    // adapter and natively. The replay carrying her edited text under the
+    // same key writes nothing.
     let bot = ctx.bot(LAB_BOT).await?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: human edit").await?;
     ctx.step("lab-bot submits through its adapter");
@@ -206,12 +208,12 @@ async fn exact_replay_after_human_edit(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Once the bot's token is deleted, the identical replay is 401 natively and
-/// `unauthenticated` through an adapter holding that token, and writes
-/// nothing; with a new token the identical replay answers 200 with the same
-/// receipt again.
+/// Once the bot's token is deleted, the identical replay is 401 and writes
+/// nothing; with a new token it answers 200 with the same receipt again.
 #[scenario(ExactReplay, parity, extensions = ["token-delete"], clauses = ["S10.blocked", "S10.restored"])]
 async fn exact_replay_token_deleted(ctx: &mut Ctx) -> Outcome {
+    // 401 natively, and `unauthenticated` through an adapter holding the
+    // deleted token.
     ctx.step("lab-bot gets a token of its own for this work");
     let token = ctx.mint_bot_token(LAB_BOT).await?;
     let bot = ctx.bot_builder(LAB_BOT).token(&token).start().await?;
@@ -267,13 +269,13 @@ async fn exact_replay_token_deleted(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// The `issue-edit` extension lets only the poster or a repository admin
-/// edit (spec §5): on an Issue the site admin posted in alice/lab, wendy (a
-/// writer), rita (a reader) and mallory (a stranger) are refused (403, or
-/// 404 where the repository is invisible) and change nothing; alice, the
-/// owner, edits it.
+/// The `issue-edit` extension lets only the Issue's poster or a repository
+/// admin edit it, and a refused edit changes nothing.
 #[scenario(ExactReplay, parity, extensions = ["issue-edit"], clauses = ["S5.extensions"])]
 async fn issue_edit_by_poster_or_admin_only(ctx: &mut Ctx) -> Outcome {
+    // Spec §5: on an Issue the site admin posted in alice/lab, wendy (a
+    // writer), rita (a reader) and mallory (a stranger) are refused (403, or
+    // 404 where the repository is invisible); alice, the owner, edits it.
     ctx.step("the site admin opens an ordinary Issue in alice/lab");
     let answer = (ctx.setup())
         .call(

@@ -70,16 +70,17 @@ fn env(var: &str) -> Option<u64> {
     std::env::var(var).ok().and_then(|s| s.parse().ok())
 }
 
-/// Seeded sequences of prepare, confirm, approve and withdraw (current and
-/// stale revisions), submit and replay (same and changed text), readback,
-/// list, access removed and restored, tokens deleted and minted, Issues
-/// edited, moved and deleted, some two at once, get at every step the
-/// answer the model of the contract predicts (for a pair: the answers of
-/// one serial order), and the grant, receipt and Issue they touched then
-/// read as the model says; a difference is reported as the shortest
-/// sequence found that shows it.
+/// Seeded sequences of the contract's operations, some two at once, get the
+/// answers the model of the contract predicts, reported as the shortest
+/// failing sequence.
 #[scenario(Exploration, parity, clauses = ["S2.states", "S2.revision", "S3.confirm.state", "S3.submit.active", "S3.replay.identical", "S3.replay.conflict", "S3.receipt.status", "S3.receipt.tombstone-key", "S3.access-loss", "S3.withdrawn", "S4.approve", "S4.withdraw", "S4.stale", "S10.stored-input", "S10.blocked", "S10.restored"])]
 async fn explored_sequences_match_the_model(ctx: &mut Ctx) -> Outcome {
+    // Operations: prepare, confirm, approve and withdraw (current and stale
+    // revisions), submit and replay (same and changed text), readback, list,
+    // access removed and restored, tokens deleted and minted, Issues edited,
+    // moved and deleted. For a pair, the answers of one serial order; the
+    // grant, receipt and Issue they touched then read as the model says. A
+    // difference is reported as the shortest sequence found that shows it.
     let (seed, cases, steps) = budget();
     ctx.step(&format!(
         "seed {seed}: {cases} sequences of up to {steps} moves"

@@ -316,17 +316,16 @@ impl World {
     }
 }
 
-/// The credential grammar on every route that takes one: each valid form
-/// of lab-bot's credential is served on the five grant routes (list and
-/// get 200, confirm of an active grant 409, submit 201, readback 200), on
-/// `GET /repos/{owner}/{repo}/issues/{index}` (200) and `POST
-/// /repos/{owner}/{repo}/issues` (201), and refused with 403 on `POST
-/// /admin/users` (a bot is no site admin); each invalid class is 401 with
-/// an error body on all eight; another bot's token gets 404 on each grant
-/// route of lab-bot's grants and a list without them, and 403 on the admin
-/// route. Nothing is written for a refusal.
+/// Each valid form of lab-bot's credential is served on eight routes and each
+/// invalid class is 401 with an error body, writing nothing.
 #[scenario(Grammars, parity, clauses = ["S1.token.forms", "S0.standards.scheme-case", "S3.statuses", "S3.agent-only", "S3.error-body", "S5.setup.issues", "S5.setup.issue-read"])]
 async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
+    // Valid forms on the five grant routes: list and get 200, confirm of an
+    // active grant 409, submit 201, readback 200; `GET
+    // /repos/{owner}/{repo}/issues/{index}` 200 and `POST
+    // /repos/{owner}/{repo}/issues` 201; `POST /admin/users` 403 (a bot is no
+    // site admin). Another bot's token gets 404 on each grant route of
+    // lab-bot's grants and a list without them, and 403 on the admin route.
     let world = World::new(ctx).await?;
     let valid = ctx.authorizations(LAB_BOT, None, valid)?;
     let invalid = ctx.authorizations(LAB_BOT, None, invalid)?;
@@ -417,12 +416,13 @@ async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A deleted token is no credential: once lab-bot's token is deleted
-/// through the setup surface, each form that carries it (`token`, `Bearer`,
-/// `bearer`, Basic `login:token`) is 401 with an error body on every route
-/// of `credential_grammar`, and nothing is written.
+/// A deleted token is no credential: every form that carries it is 401 with
+/// an error body on every route of `credential_grammar`, and nothing is
+/// written.
 #[scenario(Grammars, parity, extensions = ["token-delete"], clauses = ["S1.token.forms", "S3.statuses", "S3.error-body"])]
 async fn deleted_credential_grammar(ctx: &mut Ctx) -> Outcome {
+    // lab-bot's token is deleted through the setup surface; the forms:
+    // `token`, `Bearer`, `bearer`, Basic `login:token`.
     let world = World::new(ctx).await?;
     ctx.step("lab-bot gets a token of its own, which is then deleted");
     let token = ctx.mint_bot_token(LAB_BOT).await?;

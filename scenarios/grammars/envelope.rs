@@ -265,22 +265,25 @@ fn reversed(envelope: &Value) -> Value {
     e
 }
 
-/// The envelope grammar (spec §8) on the prepare form: about two hundred
-/// invalid envelopes (counts 0, -1, 33, `1.0`, `32.0`, `1.5`, `"1"`, null,
-/// true, arrays, objects, 2^63 in `min` and `max`, min > max; `version`
-/// `1`, `1.0`, `"01"`, `"1.0"`, padded, others; `publish` other than
-/// false; each member missing; unknown members at both levels; wrong
-/// types; `.`, `..` and `.git` in its eight letter cases first, inside,
-/// last and as a subtree; empty patterns and segments, leading `/`,
-/// backslashes; bad patterns first, middle and last of three; duplicates;
-/// texts that are not one object) are each a 422 page with no redirect,
-/// and the agent's grant total is unchanged. Twenty valid ones (counts at
-/// their edges; `*`, `**`, trailing `/`; names that only look like `.git`
-/// or `..`; byte-order traps; 40 paths) each create a grant whose
-/// `repository_grant` is `{digest, path_count}` with the harness's digest;
-/// the same paths reversed give the same digest.
+/// The prepare form refuses each of about two hundred invalid envelopes (spec
+/// §8) with a 422 page, and each of twenty valid ones creates a grant with
+/// the harness's digest.
 #[scenario(Grammars, parity, clauses = ["S8.invalid", "S8.grammar", "S8.version", "S8.paths", "S8.paths.refused", "S8.paths.git", "S8.counts", "S8.publish", "S8.digest", "S8.digest.order", "S8.evidence"])]
 async fn envelope_grammar(ctx: &mut Ctx) -> Outcome {
+    // Invalid: counts 0, -1, 33, `1.0`, `32.0`, `1.5`, `"1"`, null, true,
+    // arrays, objects, 2^63 in `min` and `max`, min > max; `version` `1`,
+    // `1.0`, `"01"`, `"1.0"`, padded, others; `publish` other than false;
+    // each member missing; unknown members at both levels; wrong types; `.`,
+    // `..` and `.git` in its eight letter cases first, inside, last and as a
+    // subtree; empty patterns and segments, leading `/`, backslashes; bad
+    // patterns first, middle and last of three; duplicates; texts that are
+    // not one object. Each is a page with no redirect, and the agent's grant
+    // total is unchanged.
+    //
+    // Valid: counts at their edges; `*`, `**`, trailing `/`; names that only
+    // look like `.git` or `..`; byte-order traps; 40 paths. Each grant's
+    // `repository_grant` is `{digest, path_count}`; the same paths reversed
+    // give the same digest.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;

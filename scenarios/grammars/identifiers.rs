@@ -135,16 +135,16 @@ fn invalid_keys(key: &str) -> Vec<(String, String)> {
     bad
 }
 
-/// The request-key grammar (spec §3 Submit, §6 strict inputs), generated:
-/// every valid class is accepted by native submit (201) and the adapter's
-/// submit tool, and reads back with 200 natively and through the adapter;
-/// every invalid class is 422 on native submit, never 200 on native
-/// readback (400, 404 or 422: the spec leaves a malformed path segment
-/// open), and `invalid_input` naming `request_key` on both adapter tools
-/// with not one request reaching the Core. Nothing is written for a
-/// refused key.
+/// Every valid request-key class is accepted and read back, natively and
+/// through the adapter; every invalid class is refused on both, writing
+/// nothing.
 #[scenario(Grammars, parity, clauses = ["S3.submit.request-key", "S3.route.readback", "S6.inputs.strict", "S3.statuses"])]
 async fn request_key_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §3 Submit, §6 strict inputs; the classes are generated. Invalid:
+    // 422 on native submit, never 200 on native readback (400, 404 or 422:
+    // the spec leaves a malformed path segment open), and `invalid_input`
+    // naming `request_key` on both adapter tools with not one request
+    // reaching the Core.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Request keys").await?;
     let native = ctx.native(LAB_BOT)?;
     let valid = valid_keys(0);
@@ -272,16 +272,18 @@ fn invalid_digests(digest: &str) -> Vec<(String, String)> {
     bad
 }
 
-/// The proposal-digest grammar (spec §3 Confirm and Submit, §6), generated:
-/// on native confirm (while `awaiting_agent`) and native submit (while
-/// `active`), every invalid form of the grant's own digest — uppercase
-/// included, which names the same bytes — is refused with 409 or 422 (a
-/// triple that differs, or an invalid value) and a well-formed other digest
-/// with 409; through the adapter each invalid form is `invalid_input`
-/// naming `proposal_digest` with no request reaching the Core. Nothing is
-/// written; the exact digest then confirms and submits.
+/// Every invalid form of the grant's proposal digest is refused on confirm
+/// and submit, natively and through the adapter, and the exact digest then
+/// confirms and submits.
 #[scenario(Grammars, parity, clauses = ["S2.digest", "S3.confirm.triple", "S3.submit.triple", "S6.inputs.strict"])]
 async fn digest_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §3 Confirm and Submit, §6; the forms are generated. Native confirm
+    // (while `awaiting_agent`) and submit (while `active`) refuse each
+    // invalid form — uppercase included, which names the same bytes — with
+    // 409 or 422 (a triple that differs, or an invalid value), and a
+    // well-formed other digest with 409. Through the adapter each invalid
+    // form is `invalid_input` naming `proposal_digest` with no request
+    // reaching the Core. Nothing is written.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares a grant for lab-bot");
     alice.login().await?;
@@ -411,20 +413,21 @@ const BAD_IDS: [&str; 10] = [
     "1 ",
 ];
 
-/// The grammars of numbers and states (spec §3 List, ids; §6 `page`,
-/// `state`, ids): on the native list, `page` and `limit` of 1, 2, 50, 51
-/// and i64::MAX answer 200 and each invalid number (0, negative, a
-/// fraction, a word) 400 or 422 (a malformed query or an
-/// invalid value); each `state` name and `all` answer 200 with only grants
-/// of that state, any other spelling 400 or 422; a `%` that starts no
-/// escape is answered (200, 400 or 422), never with an error. A grant id in a path that
-/// is not a positive i64 is never served (400, 404 or 422 on get, confirm,
-/// submit and readback) and i64::MAX is 404. Through the adapter, `page`
-/// and `grant_id` of the wrong JSON type or out of 1..=i64::MAX are
-/// `invalid_input` with no request reaching the Core, while `page`
-/// i64::MAX is served. Nothing is written.
+/// Numbers and states in the native list, grant paths and adapter inputs are
+/// served when valid and refused when not, and nothing is written.
 #[scenario(Grammars, parity, clauses = ["S3.list.page", "S3.list.state", "S6.inputs.strict", "S3.statuses"])]
 async fn number_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §3 List, ids; §6 `page`, `state`, ids. Native list: `page` and
+    // `limit` of 1, 2, 50, 51 and i64::MAX answer 200 and each invalid number
+    // (0, negative, a fraction, a word) 400 or 422 (a malformed query or an
+    // invalid value); each `state` name and `all` answer 200 with only grants
+    // of that state, any other spelling 400 or 422; a `%` that starts no
+    // escape is answered (200, 400 or 422), never with an error. A grant id
+    // in a path that is not a positive i64 is never served (400, 404 or 422
+    // on get, confirm, submit and readback) and i64::MAX is 404. Through the
+    // adapter, `page` and `grant_id` of the wrong JSON type or out of
+    // 1..=i64::MAX are `invalid_input` with no request reaching the Core,
+    // while `page` i64::MAX is served.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Numbers").await?;
     let native = ctx.native(LAB_BOT)?;
     let issue = NewIssue::new("Numbers", "numbers");
@@ -625,14 +628,15 @@ const SEGMENTS: [&str; 11] = [
     ".", "..", "", "%2e%2e", "%2E.", "a%2Fb", "a?b", "a#b", "a b", "a\\b", "100%",
 ];
 
-/// The `owner`/`repo` grammar through the adapter (spec §6: single path
-/// segments): each value that is one segment only when escaped, in
-/// `owner` and in `repo` of the grant tools, is either refused as
-/// `invalid_input` naming the field with no request reaching the Core, or
-/// sent as exactly that one segment (the path the Core receives decodes
-/// back to the value) and answered `not_found`. Nothing is written.
+/// Each `owner` or `repo` value that is one path segment only when escaped is
+/// refused by the adapter or sent as exactly that one segment, and nothing is
+/// written.
 #[scenario(Grammars, parity, clauses = ["S6.inputs.strict"])]
 async fn segment_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §6: single path segments; in `owner` and in `repo` of the grant
+    // tools. Refused: `invalid_input` naming the field, with no request
+    // reaching the Core. Sent: the path the Core receives decodes back to the
+    // value, and the answer is `not_found`.
     let (bot, grant, proposal) = proxied_active_grant(ctx, "Segments").await?;
     let issue = NewIssue::new("Segments", "segments");
     let watch = Watch::new(LAB_BOT, LAB)
@@ -700,13 +704,14 @@ async fn segment_grammar(ctx: &mut Ctx) -> Outcome {
 /// one the adapter must take too.
 const NAME_LENGTHS: [usize; 4] = [100, 64, 40, 20];
 
-/// The longest repository name the Core takes (of 100, 64, 40 and 20
-/// characters) works through every adapter tool (spec §6: `owner`/`repo`
-/// are single path segments, and an adapter has no length of its own to
-/// impose): a grant there is confirmed and submitted through, and the
-/// repository, the Issue and the receipt read back.
+/// The longest repository name the Core takes works through every adapter
+/// tool: a grant there is confirmed and submitted, and everything reads back.
 #[scenario(Grammars, parity, clauses = ["S6.inputs.strict", "S6.tools.grant", "S6.tools.public"])]
 async fn longest_name_through_the_adapter(ctx: &mut Ctx) -> Outcome {
+    // Names of 100, 64, 40 and 20 characters are tried. Spec §6:
+    // `owner`/`repo` are single path segments, and an adapter has no length
+    // of its own to impose. Read back: the repository, the Issue and the
+    // receipt.
     ctx.step("alice gets the repository with the longest name the Core takes");
     let mut made = None;
     for len in NAME_LENGTHS {

@@ -43,13 +43,13 @@ fn positional(route: &str, p: &Proposal) -> Option<String> {
 }
 
 /// Every JSON route refuses a body that is no JSON with 400 and one of
-/// another top-level type with 422, each with an error body, and writes
-/// nothing: confirm (a grant awaiting its agent) and submit (an active
-/// grant) as lab-bot; make a user, a repository, a token, a collaborator,
-/// an Issue, move an Issue and register an OAuth application as the site
-/// admin.
+/// another top-level type with 422, each with an error body, writing nothing.
 #[scenario(Grammars, parity, clauses = ["S3.statuses", "S3.error-body", "S5.setup.users", "S5.setup.repos", "S5.setup.tokens", "S5.setup.collaborators", "S5.setup.issues", "S5.setup.issue-move", "S9.register"])]
 async fn malformed_json_on_every_route(ctx: &mut Ctx) -> Outcome {
+    // The routes: confirm (a grant awaiting its agent) and submit (an active
+    // grant) as lab-bot; make a user, a repository, a token, a collaborator,
+    // an Issue, move an Issue and register an OAuth application as the site
+    // admin.
     let alice = ctx.human("alice")?;
     alice.login().await?;
     let bot = ctx.bot(LAB_BOT).await?;

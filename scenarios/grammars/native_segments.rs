@@ -51,17 +51,18 @@ fn routes(
     ]
 }
 
-/// The owner/repo segments of the native grant routes: for lab-bot's
-/// grant in `alice/lab` (awaiting its confirmation, so a wrongly served
-/// confirm would show), an unknown owner, an unknown repository,
-/// `alice/other` (visible to lab-bot, holding a grant of its own), encoded
-/// slashes, a space and NUL, on get, confirm, submit and readback,
-/// are 404 (400 or 422 for a malformed segment); `alice/other`'s grant id
-/// under `alice/lab` is 404 too. Case-changed and percent-encoded
-/// spellings of `alice/lab` on get and readback are 200 with that very
-/// grant, or 404. Nothing is written.
+/// A native grant route never serves lab-bot's grant under an owner or
+/// repository that is not its own, and nothing is written.
 #[scenario(Grammars, parity, clauses = ["S3.statuses", "S3.route.get", "S3.route.confirm", "S3.route.submit", "S3.route.readback"])]
 async fn native_segment_grammar(ctx: &mut Ctx) -> Outcome {
+    // For lab-bot's grant in `alice/lab` (awaiting its confirmation, so a
+    // wrongly served confirm would show): an unknown owner, an unknown
+    // repository, `alice/other` (visible to lab-bot, holding a grant of its
+    // own), encoded slashes, a space and NUL, on get, confirm, submit and
+    // readback, are 404 (400 or 422 for a malformed segment); `alice/other`'s
+    // grant id under `alice/lab` is 404 too. Case-changed and percent-encoded
+    // spellings of `alice/lab` on get and readback are 200 with that very
+    // grant, or 404.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in; alice/other is made with lab-bot as a writer");
     alice.login().await?;

@@ -224,19 +224,22 @@ fn authorize_cases(
     cases
 }
 
-/// The authorize endpoint's grammar (spec §9), alice signed in: the right
-/// request, its second registered URI and each subset of the offered
-/// scopes show the consent form; every redirect URI that is not registered
-/// exactly (trailing slash, case of path or host, scheme, default port,
-/// query, fragment, encoding, prefix, extension, another client's, empty,
-/// missing), every unknown or missing client, a missing or empty
-/// challenge and every method but `S256` (missing, empty, `plain`, `s256`,
-/// others) is a 400 page with no redirect to the client; a wrong or
-/// missing `response_type` is that or an error redirect to the registered
-/// URI (RFC 6749 §4.1.2.1). Malformed challenges, a client id in another
-/// case and scopes beyond the two offered are open, never a code.
+/// The authorize endpoint shows the consent form only for a request that is
+/// registered exactly and asks S256, and never redirects a wrong one to an
+/// unregistered URI.
 #[scenario(Grammars, parity, clauses = ["S9.authorize.refusals", "S9.authorize.method", "S9.consent.page"])]
 async fn authorize_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §9, alice signed in: the right request, its second registered URI
+    // and each subset of the offered scopes show the consent form. A 400 page
+    // with no redirect to the client: every redirect URI not registered
+    // exactly (trailing slash, case of path or host, scheme, default port,
+    // query, fragment, encoding, prefix, extension, another client's, empty,
+    // missing), every unknown or missing client, a missing or empty challenge
+    // and every method but `S256` (missing, empty, `plain`, `s256`, others).
+    // A wrong or missing `response_type` is that or an error redirect to the
+    // registered URI (RFC 6749 §4.1.2.1). Malformed challenges, a client id
+    // in another case and scopes beyond the two offered are open, never a
+    // code.
     ctx.step("two applications are registered; alice signs in");
     let (a, b) = two_clients(ctx).await?;
     let alice = ctx.human(CONSENTER)?;
@@ -296,20 +299,21 @@ struct Tamper {
     must_not_redeem: Option<String>,
 }
 
-/// The consent decision with the request altered in the posted form (spec
-/// §9: a `redirect_uri` not registered exactly gets no redirect; the
-/// challenge must be S256): each form alice posts with `granted=true` and
-/// the redirect URI changed (unregistered, extended, another client's),
-/// the client changed (another's, unknown) or the challenge changed
-/// (removed, `plain`, method removed) is answered by a 400 page, or by a
-/// redirect with a code to a URI registered for the page's client only;
-/// a code obtained so is never redeemed by the verifier a tampered
-/// challenge would accept, nor by the tampered client. `granted` other
-/// than `true` never brings a code. The intact form brings one to R1; for
-/// an application whose redirect URI has a query, to that URI with its
-/// query kept and `code` and `state` added.
+/// A consent decision whose posted request was altered brings no code, or a
+/// code only to a URI registered for the page's client that the tampering
+/// cannot redeem.
 #[scenario(Grammars, parity, clauses = ["S9.consent.decision", "S9.consent.redirect", "S9.authorize.refusals", "S9.token.code-binding"])]
 async fn consent_decision_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §9: a `redirect_uri` not registered exactly gets no redirect; the
+    // challenge must be S256. alice posts `granted=true` with the redirect
+    // URI changed (unregistered, extended, another client's), the client
+    // changed (another's, unknown) or the challenge changed (removed,
+    // `plain`, method removed): a 400 page, or a redirect with a code to a
+    // URI registered for the page's client only, never redeemed by the
+    // verifier a tampered challenge would accept, nor by the tampered client.
+    // `granted` other than `true` never brings a code. The intact form brings
+    // one to R1; for an application whose redirect URI has a query, to that
+    // URI with its query kept and `code` and `state` added.
     ctx.step("two applications are registered; alice signs in");
     let (a, b) = two_clients(ctx).await?;
     let alice = ctx.human(CONSENTER)?;

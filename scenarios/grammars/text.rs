@@ -149,17 +149,18 @@ fn receipt_stamps(table: &mut Table, case: &str, pair: &Value) -> Option<OffsetD
     created.ok().flatten()
 }
 
-/// Every timestamp member the contract names is RFC 3339, parsed strictly,
-/// on every surface that shows it, and consistent through a grant's life:
-/// the grant's `created_at` and `updated_at` always (`updated_at` ≥
-/// `created_at`); `confirmed_at`, `approved_at` and `revoked_at` `null`
-/// until their event and set from it on, in the order of the events, and a
-/// grant withdrawn before confirmation never gains `confirmed_at`; a
-/// receipt's `created_at` not before the approval and the same on every
-/// readback and replay. Read natively (get, list, confirm, submit,
-/// readback, replay) and through the adapter (get, list, submit, readback).
+/// Every timestamp member is strict RFC 3339 on every surface that shows it,
+/// and consistent through a grant's life.
 #[scenario(Grammars, parity, clauses = ["S2.grant.timestamps", "S2.grant.members", "S3.submission.members"])]
 async fn timestamp_grammar(ctx: &mut Ctx) -> Outcome {
+    // The grant's `created_at` and `updated_at` always (`updated_at` ≥
+    // `created_at`); `confirmed_at`, `approved_at` and `revoked_at` `null`
+    // until their event and set from it on, in the order of the events, and a
+    // grant withdrawn before confirmation never gains `confirmed_at`; a
+    // receipt's `created_at` not before the approval and the same on every
+    // readback and replay. Read natively (get, list, confirm, submit,
+    // readback, replay) and through the adapter (get, list, submit,
+    // readback).
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares two grants for lab-bot");
     alice.login().await?;
@@ -484,18 +485,18 @@ const UNITS: [(&str, &str); 6] = [
     ("ZWJ", "👩\u{200d}👩"),
 ];
 
-/// The title grammar (spec §3 Submit: 1–255 characters, not blank; §2 no
-/// NUL, kept whole), generated, natively and through the adapter: empty and
-/// every one- and two-character string of space, tab, LF and CR (and long
-/// runs of them) are 422; a title of only other Unicode whitespace may be
-/// either, the same on both surfaces; text with whitespace around it,
-/// `0`, other control characters and one character are accepted and read
-/// back whole; for each character class (one to four bytes, combining
-/// marks, ZWJ sequences) 255 characters are accepted whole and 256
-/// refused; NUL
-/// anywhere is refused. Nothing is written for a refusal.
+/// Every generated title class is accepted whole or refused with 422 as spec
+/// §3 and §2 say, natively and through the adapter, and a refusal writes
+/// nothing.
 #[scenario(Grammars, parity, clauses = ["S3.submit.title", "S2.text.whole", "S2.text.nul"])]
 async fn title_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §3 Submit: 1–255 characters, not blank; §2 no NUL, kept whole.
+    // Refused: empty and every one- and two-character string of space, tab,
+    // LF and CR (and long runs of them); 256 characters; NUL anywhere. A
+    // title of only other Unicode whitespace may be either, the same on both
+    // surfaces. Accepted and read back whole: text with whitespace around it,
+    // `0`, other control characters, one character, and 255 characters of
+    // each class (one to four bytes, combining marks, ZWJ sequences).
     let case = |what: String, title: String, expect| (what, title, "body".to_owned(), expect);
     let mut cases = vec![case("empty".into(), String::new(), Expect::Refused)];
     for a in BLANK {
@@ -576,16 +577,17 @@ fn body_of(unit: &str, bytes: usize, tail: &str) -> String {
     body
 }
 
-/// The body grammar (spec §3 Submit: at most 262,144 bytes; §2 no NUL,
-/// kept whole), generated, natively and through the adapter: empty, blank,
-/// every control character but NUL, and 262,144 bytes of mixed one- to
-/// four-byte characters and of four-byte ones (ending in a multi-byte one:
-/// fewer characters and UTF-16 units than bytes) are accepted and read back
-/// whole; 262,145 bytes of each (fewer characters than bytes) and NUL at
-/// the start, inside or at the end are 422. Nothing is written for a
-/// refusal.
+/// Every generated body class up to 262,144 bytes without NUL is accepted
+/// whole, and every other is 422, natively and through the adapter, writing
+/// nothing.
 #[scenario(Grammars, parity, clauses = ["S3.submit.size", "S2.text.whole", "S2.text.nul"])]
 async fn body_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §3 Submit: at most 262,144 bytes; §2 no NUL, kept whole. Accepted
+    // and read back whole: empty, blank, every control character but NUL, and
+    // 262,144 bytes of mixed one- to four-byte characters and of four-byte
+    // ones (ending in a multi-byte one: fewer characters and UTF-16 units
+    // than bytes). Refused: 262,145 bytes of each (fewer characters than
+    // bytes), and NUL at the start, inside or at the end.
     let case = |what: String, body: String, expect| (what, "Body grammar".to_owned(), body, expect);
     let controls: String = ('\u{1}'..='\u{1f}')
         .chain(['\u{7f}', '\u{85}', '\u{2028}', '\u{feff}'])
@@ -624,16 +626,17 @@ async fn body_grammar(ctx: &mut Ctx) -> Outcome {
 /// to (spec preamble: form text holding `+`, `&`, `%` or quotes).
 const FORM_TEXT: &str = "a+b & c%20d=e \"q\" 'x' <b>not bold</b> &amp; ;#?/ 100%";
 
-/// The grammar of a grant's task and summary on the prepare form (spec §2:
-/// strict UTF-8 kept whole, no trimming or normalisation; NUL refused with
-/// 422 on every backend), generated: NUL at the start, inside or at the
-/// end of either field is a 422 page and prepares no grant; whitespace
-/// around the text, CRLF lines, one- to four-byte and combining
-/// characters, and control characters other than NUL are kept whole, as
-/// the agent reads the grant natively and a person on its page (form text
-/// with `+`, `&`, `%`, `=`, quotes and markup among them).
+/// A grant's task and summary are kept whole as typed in the prepare form,
+/// and NUL in either is a 422 page that prepares no grant.
 #[scenario(Grammars, parity, clauses = ["S2.text.whole", "S2.text.nul", "S4.prepare", "S4.page.text", "S0.standards.form-text"])]
 async fn grant_text_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §2: strict UTF-8 kept whole, no trimming or normalisation; NUL
+    // refused with 422 on every backend. Generated: NUL at the start, inside
+    // or at the end of either field; whitespace around the text, CRLF lines,
+    // one- to four-byte and combining characters, and control characters
+    // other than NUL, kept whole as the agent reads the grant natively and a
+    // person on its page (form text with `+`, `&`, `%`, `=`, quotes and
+    // markup among them).
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;

@@ -121,17 +121,18 @@ fn refusal(table: &mut Table, case: &str, answer: &Answer, codes: &[&str]) {
     );
 }
 
-/// The token endpoint's grammar (spec §9): the right exchange is 200 and
-/// the same request again is `invalid_grant`; every other `grant_type`
-/// (five spellings, empty, missing), code (unknown, one character changed,
-/// another client's, empty, missing, given twice), redirect URI (the
-/// other registered one, another client's, unregistered, a trailing slash,
-/// missing), client (another registered one, unknown, missing) and
-/// verifier (another, one character changed at either end, the challenge
-/// itself, uppercase, one short, one long, empty, missing) is a 400 with
-/// the code spec §9 or RFC 6749 §5.2 names and no token.
+/// The token endpoint answers the right exchange once with 200, and every
+/// altered request with a 400 naming the spec's error code and no token.
 #[scenario(Grammars, parity, clauses = ["S9.token.exchange", "S9.token.code-binding"])]
 async fn token_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §9: the same request again is `invalid_grant`. Altered: every
+    // other `grant_type` (five spellings, empty, missing), code (unknown, one
+    // character changed, another client's, empty, missing, given twice),
+    // redirect URI (the other registered one, another client's, unregistered,
+    // a trailing slash, missing), client (another registered one, unknown,
+    // missing) and verifier (another, one character changed at either end,
+    // the challenge itself, uppercase, one short, one long, empty, missing);
+    // the code is the one spec §9 or RFC 6749 §5.2 names.
     ctx.step("two applications are registered; alice signs in");
     let (a, b) = two_clients(ctx).await?;
     let alice = ctx.human(CONSENTER)?;
@@ -306,19 +307,20 @@ async fn token_grammar(ctx: &mut Ctx) -> Outcome {
 const READ: &str = "read:repository";
 const WRITE: &str = "write:issue";
 
-/// The scopes a token may carry (spec §9 "at most the requested scopes of
-/// `read:repository write:issue`"): for each subset of the two, in either
-/// order, and for requests adding `write:repository`, `read:admin` or
-/// `write:admin`, empty or none, alice consents (where the Core shows the
-/// form: scopes beyond the two RFC 6749 §3.3 lets it refuse) and the code
-/// is exchanged. Each token is then used: its `scope` member names only
-/// requested offered scopes (none or empty asks for the default: either
-/// offered scope), and a route needing a scope it must not carry is
-/// refused (403, or 404 where the Core hides the repository from a token
-/// without `read:repository`): the grant list (`read:repository`), creating
-/// an Issue (`write:issue`), setting a collaborator (`write:repository`).
+/// A token carries at most the requested scopes of `read:repository
+/// write:issue`, for every scope request, and is refused each route needing a
+/// scope it must not carry.
 #[scenario(Grammars, parity, clauses = ["S9.token.scope", "S9.token.exchange"])]
 async fn scope_grammar(ctx: &mut Ctx) -> Outcome {
+    // Spec §9. Requests: each subset of the two, in either order, and with
+    // `write:repository`, `read:admin` or `write:admin` added, empty or none;
+    // alice consents (where the Core shows the form: scopes beyond the two
+    // RFC 6749 §3.3 lets it refuse) and the code is exchanged. Each token's
+    // `scope` member names only requested offered scopes (none or empty asks
+    // for the default: either offered scope). Refused (403, or 404 where the
+    // Core hides the repository from a token without `read:repository`): the
+    // grant list (`read:repository`), creating an Issue (`write:issue`),
+    // setting a collaborator (`write:repository`).
     ctx.step("two applications are registered; alice signs in");
     let (a, _) = two_clients(ctx).await?;
     let alice = ctx.human(CONSENTER)?;

@@ -7,12 +7,14 @@ use grantgate_engine::prelude::*;
 use crate::support::flows::{self, LAB, LAB_BOT};
 use super::issue_text::{BODY, SUMMARY, TASK, TITLE, expect_issue_page};
 
-/// A grant prepared and approved through the browser, confirmed with the
-/// exact proposal triple and submitted through the adapter, creates exactly
-/// one Issue whose full body, poster and grant marker read back identically
-/// through the adapter, the native API and the HTML page.
+/// A grant prepared and approved in the browser, confirmed and submitted
+/// through the adapter, creates exactly one Issue that reads back identically
+/// on every surface.
 #[scenario(Lifecycle, parity, clauses = ["S3.route.get", "S3.route.confirm", "S3.route.submit", "S3.route.readback", "S3.submit.issue", "S3.submission.members", "S3.receipt.review-state", "S1.issue.marker", "S2.grant.members", "S2.digest", "S2.text.whole", "S4.issue-page", "S4.page.text", "S6.tools.grant", "S6.results.shape", "S5.setup.issue-read"])]
 async fn full_lifecycle(ctx: &mut Ctx) -> Outcome {
+    // Confirmed with the exact proposal triple. Read back: the Issue's full
+    // body, poster and grant marker, through the adapter, the native API and
+    // the HTML page.
     let alice = ctx.human("alice")?;
 
     ctx.step("alice logs in through the login form with its CSRF token");
@@ -226,12 +228,13 @@ async fn expect_state(ctx: &Ctx, what: &str, grant: &GrantRef, state: &str, rev:
     )
 }
 
-/// A confirmation whose proposal schema, version or digest differs from the
-/// grant's (whose digest the harness recomputes) answers 409 natively — the
-/// adapter refuses the first two itself and the digest with conflict — and
-/// changes nothing, while the exact triple confirms.
+/// A confirmation whose proposal triple differs from the grant's is refused
+/// and changes nothing, while the exact triple confirms.
 #[scenario(Lifecycle, parity, clauses = ["S3.confirm.triple", "S3.confirm.body", "S2.digest"])]
 async fn confirm_changed_triple_conflict(ctx: &mut Ctx) -> Outcome {
+    // The triple is the proposal schema, version and digest; the harness
+    // recomputes the grant's digest. Natively each differing triple is 409;
+    // the adapter refuses the first two itself and the digest with conflict.
     let (bot, grant, proposal) = prepared(ctx).await?;
     let native = ctx.native(LAB_BOT)?;
     expect_state(ctx, "prepared", &grant, state::AWAITING_AGENT, 1).await?;

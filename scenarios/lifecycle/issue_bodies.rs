@@ -21,13 +21,14 @@ fn large_body() -> String {
     body
 }
 
-/// An Issue body of the maximal 262,144 bytes — multi-byte text, CRLF,
-/// markup — submitted through the adapter reads back byte for byte, posted
-/// by the bot and bound to the grant, through the adapter (its readback,
-/// `get_issue`, and `list_issues` with four more such Issues: a page over
-/// 1 MiB), the native API and the HTML page.
+/// An Issue body of the maximal 262,144 bytes, submitted through the adapter,
+/// reads back byte for byte, poster and grant included, on every surface.
 #[scenario(Lifecycle, parity, clauses = ["S3.submit.size", "S2.text.whole", "S6.text.whole", "S4.issue-page"])]
 async fn large_body_read_back(ctx: &mut Ctx) -> Outcome {
+    // The body holds multi-byte text, CRLF and markup; posted by the bot and
+    // bound to the grant. Surfaces: the adapter (its readback, `get_issue`,
+    // and `list_issues` with four more such Issues: a page over 1 MiB), the
+    // native API and the HTML page.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
@@ -123,11 +124,12 @@ async fn large_body_read_back(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A title or body holding NUL (U+0000) is refused with 422, natively and
-/// through the adapter (`unprocessable`), on every backend, and nothing is
-/// written: no Issue, no submission under its key.
+/// A title or body holding NUL (U+0000) is refused with 422 on every backend,
+/// natively and through the adapter, and nothing is written.
 #[scenario(Lifecycle, parity, clauses = ["S2.text.nul", "S3.statuses"])]
 async fn nul_refused_on_every_backend(ctx: &mut Ctx) -> Outcome {
+    // The adapter says `unprocessable`; nothing: no Issue, no submission
+    // under its key.
     // Spec §2: SQLite could store NUL and PostgreSQL cannot; both refuse it.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");

@@ -86,12 +86,14 @@ fn expect_links(
     Ok(links)
 }
 
-/// 31 pending grants for one bot read as 30 + 1 through the adapter
-/// (has_more false at the end) and natively, where X-Total-Count and Link
-/// agree with the pages (30 + 1, 4 per page, and one page of 31), ids
-/// ascend, and every grant appears exactly once.
+/// 31 pending grants read as 30 + 1, through the adapter and natively, each
+/// exactly once and in ascending ids, with `X-Total-Count` and `Link`
+/// agreeing.
 #[scenario(Pagination, parity, clauses = ["S3.route.list", "S3.list.page", "S3.list.order", "S3.list.headers", "S3.list.link-list", "S3.list.no-user-scope", "S6.list", "S6.list.continuation"])]
 async fn list_31_pending_30_plus_1(ctx: &mut Ctx) -> Outcome {
+    // One bot's grants. The adapter's `has_more` is false at the end;
+    // natively as 30 + 1, 4 per page, and one page of 31, `X-Total-Count` and
+    // `Link` agreeing with the pages.
     let ids = prepared(ctx, 31).await?;
     let bot = ctx.bot(LAB_BOT).await?;
 
@@ -153,11 +155,11 @@ async fn list_31_pending_30_plus_1(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Asked for 100 grants of 51, the Core clamps the page to 50 and its Link
-/// still leads to the one left, with totals that agree; the adapter reads
-/// the same 51 as 30 + 21.
+/// Asked for 100 of 51 grants, the Core clamps the page to 50 and its `Link`
+/// still leads to the one left, with totals that agree.
 #[scenario(Pagination, parity, clauses = ["S3.list.clamp", "S3.list.headers", "S3.list.link-list", "S6.list.continuation"])]
 async fn list_clamped_width_continues(ctx: &mut Ctx) -> Outcome {
+    // The adapter reads the same 51 as 30 + 21.
     let ids = prepared(ctx, 51).await?;
 
     ctx.step("lab-bot asks natively for 100 grants per page");
@@ -204,12 +206,14 @@ async fn list_clamped_width_continues(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Every state filter lists exactly the bot's grants in that state (absent:
-/// every non-revoked state; all: every state), revoked grants only under
-/// revoked and all, its `Link` keeps the filter, and an unknown state is 400
-/// or 422 natively and invalid_input at the adapter.
+/// Every state filter lists exactly the bot's grants in that state, keeps the
+/// filter in its `Link`, and an unknown state is refused.
 #[scenario(Pagination, parity, clauses = ["S3.list.state", "S3.list.page", "S3.list.link-filter", "S6.inputs.strict"])]
 async fn list_state_filters(ctx: &mut Ctx) -> Outcome {
+    // Without a filter the list holds every non-revoked state, with `all`
+    // every state, so revoked grants appear only under `revoked` and `all`.
+    // An unknown state is 400 or 422 natively and `invalid_input` at the
+    // adapter.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in and prepares six grants for lab-bot and one for other-bot");
     alice.login().await?;

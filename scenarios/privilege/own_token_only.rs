@@ -37,12 +37,12 @@ fn variable_names(environ: &[u8]) -> Vec<String> {
     names
 }
 
-/// With two bots' adapters running side by side, each adapter's environment
-/// and arguments (read from /proc) hold its own token in `AWG_TOKEN` and
-/// nothing else secret: no setup token, admin password, `CORE_SECRET_KEY`,
-/// other bot's token or `CORE_*` variable.
+/// With two bots' adapters side by side, each adapter's environment and
+/// arguments hold its own token in `AWG_TOKEN` and nothing else secret.
 #[scenario(Privilege, parity, clauses = ["S5.privilege"])]
 async fn adapter_process_holds_only_its_own_token(ctx: &mut Ctx) -> Outcome {
+    // Read from /proc. Nothing else: no setup token, admin password,
+    // `CORE_SECRET_KEY`, other bot's token or `CORE_*` variable.
     ctx.step("lab-bot's and other-bot's adapters start side by side");
     let bots = [ctx.bot(LAB_BOT).await?, ctx.bot(OTHER_BOT).await?];
     let mut seen = Vec::new();
@@ -191,11 +191,13 @@ fn proxy_host(proxy: &FaultProxy) -> String {
     proxy.url().trim_start_matches("http://").to_owned()
 }
 
-/// Every request lab-bot's adapter sends through a whole grant flow carries
-/// lab-bot's own token, only as `Authorization: token …` to the Core origin,
-/// and never the setup credential, another bot's token or any other secret.
+/// Every request lab-bot's adapter sends in a whole grant flow carries its
+/// own token, only as `Authorization: token …` to the Core, and no other
+/// secret.
 #[scenario(Privilege, parity, clauses = ["S5.privilege", "S6.fixed-origin", "S6.credentials.no-browser", "S1.token.forms"])]
 async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcome {
+    // Never the setup credential or another bot's token; only to the Core
+    // origin.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in; lab-bot's adapter goes through the proxy, other-bot's runs too");
     alice.login().await?;
@@ -237,12 +239,13 @@ async fn adapter_traffic_carries_only_its_own_token(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Over Streamable HTTP, an adapter whose process holds other-bot's token
-/// acts for the MCP caller's bearer: lab-bot reads and confirms its grant,
-/// and every request reaching the Core carries lab-bot's token, never
-/// other-bot's, also when the client writes the scheme `bearer`.
+/// Over Streamable HTTP, an adapter holding other-bot's token acts for the
+/// MCP caller's bearer, and only that token reaches the Core.
 #[scenario(Privilege, parity, clauses = ["S6.credentials.bearer-wins", "S6.transports", "S0.standards.scheme-case"])]
 async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
+    // lab-bot's bearer reads and confirms its grant; every request reaching
+    // the Core carries lab-bot's token, never other-bot's, also when the
+    // client writes the scheme `bearer`.
     let alice = ctx.human("alice")?;
     ctx.step("alice prepares a grant for lab-bot");
     alice.login().await?;
@@ -319,11 +322,12 @@ async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
 }
 
 /// An adapter whose process credential is lab-bot's Basic `login:password`
-/// (spec §6; the password holds a `:`, RFC 7617) acts as lab-bot: it reads
-/// and confirms lab-bot's grant, and every request reaching the Core
-/// carries exactly that Basic credential.
+/// acts as lab-bot, and every request reaching the Core carries exactly that
+/// credential.
 #[scenario(Privilege, parity, clauses = ["S6.credentials.bearer-wins", "S1.token.forms", "S0.standards.basic-colon"])]
 async fn adapter_with_basic_credentials(ctx: &mut Ctx) -> Outcome {
+    // Spec §6; the password holds a `:` (RFC 7617). The adapter reads and
+    // confirms lab-bot's grant.
     let alice = ctx.human("alice")?;
     ctx.step("alice prepares a grant for lab-bot");
     alice.login().await?;

@@ -258,11 +258,11 @@ async fn replay_distinct_keys_distinct_issues(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// The same request key used in a second grant is a new submission there: a
-/// second Issue bound to that grant, while each grant's key still reads back
-/// and replays its own Issue.
+/// The same request key in a second grant is a new submission there, and each
+/// grant's key still reads back and replays its own Issue.
 #[scenario(Replay, parity, clauses = ["S3.replay.scope"])]
 async fn replay_key_scoped_to_grant(ctx: &mut Ctx) -> Outcome {
+    // The second submission creates a second Issue, bound to that grant.
     let (bot, first_grant, first_proposal) = active(ctx, "first task").await?;
     let alice = ctx.human("alice")?;
     let (second_grant, second_proposal) =

@@ -147,11 +147,12 @@ async fn session_cookie_httponly_lax(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// After `POST /user/logout` the session is over on the server: the old
-/// session cookie, sent again, opens no grant page (list, new, grant) and
-/// the approve, withdraw and prepare forms posted with it change nothing.
+/// After `POST /user/logout` the old session cookie opens no grant page, and
+/// the forms posted with it change nothing.
 #[scenario(Sessions, parity, clauses = ["S4.logout"])]
 async fn logout_ends_the_session(ctx: &mut Ctx) -> Outcome {
+    // The session is over on the server. Pages: list, new, grant; forms:
+    // approve, withdraw and prepare.
     ctx.step("alice logs in; her session cookie is kept");
     let (cookies, _) = login_session_cookies(ctx).await?;
     let old = cookie_header(&cookies);
@@ -227,13 +228,13 @@ async fn logout_ends_the_session(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// Every native grant route — list, get, confirm, submit, readback —
-/// answers 401 with an error body to a request without a credential and to
-/// each wrong one (made-up token or Bearer, the bot's token with one
-/// character changed, Basic with a wrong password or an unknown login), and
-/// nothing changes; the bot's own token then works.
+/// Every native grant route answers 401 with an error body to a missing or
+/// wrong credential, nothing changes, and the bot's own token then works.
 #[scenario(Sessions, parity, clauses = ["S3.statuses", "S3.error-body", "S1.token.forms", "S3.no-redirect"])]
 async fn missing_or_wrong_token_is_401(ctx: &mut Ctx) -> Outcome {
+    // Routes: list, get, confirm, submit, readback. Wrong: a made-up token or
+    // Bearer, the bot's token with one character changed, Basic with a wrong
+    // password or an unknown login.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;

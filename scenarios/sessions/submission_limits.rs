@@ -131,12 +131,12 @@ async fn expect_accepted_whole(
     Ok(())
 }
 
-/// A blank title (empty or only whitespace) and a title of 256 characters
-/// (multi-byte characters counted as characters) are 422 natively and
-/// `unprocessable` through the adapter, with nothing written; a title of
-/// exactly 255 such characters is accepted and read back whole.
+/// A blank title or one of 256 characters is refused with 422 and writes
+/// nothing; one of exactly 255 characters is accepted and read back whole.
 #[scenario(Sessions, parity, clauses = ["S3.submit.title"])]
 async fn title_limits(ctx: &mut Ctx) -> Outcome {
+    // Blank: empty or only whitespace; multi-byte characters count as
+    // characters. The adapter says `unprocessable`.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;
@@ -178,11 +178,11 @@ async fn title_limits(ctx: &mut Ctx) -> Outcome {
     Ok(())
 }
 
-/// A body of 262,145 bytes is 422 natively and `unprocessable` through the
-/// adapter, with nothing written; a body of exactly 262,144 bytes of
-/// multi-byte text is accepted and read back whole.
+/// A body of 262,145 bytes is refused with 422 and writes nothing; one of
+/// exactly 262,144 bytes of multi-byte text is accepted and read back whole.
 #[scenario(Sessions, parity, clauses = ["S3.submit.size"])]
 async fn body_limits(ctx: &mut Ctx) -> Outcome {
+    // The adapter says `unprocessable`.
     let alice = ctx.human("alice")?;
     ctx.step("alice logs in");
     alice.login().await?;

@@ -22,12 +22,14 @@ struct Tomb {
     receipt: Receipt,
 }
 
-/// Once the Issue of a submission is deleted, readback through the adapter
-/// and the native API says `issue_deleted` with the historical Issue id,
-/// index and URL unchanged, an identical replay returns that tombstone with
-/// 200 and creates nothing, and a changed replay with the spent key is 409.
+/// Once a submission's Issue is deleted, readback says `issue_deleted` with
+/// the historical receipt, an identical replay returns it and a changed one
+/// is 409.
 #[scenario(Tombstones, parity, clauses = ["S3.receipt.status", "S3.receipt.historical", "S3.receipt.tombstone-key", "S5.setup.issue-delete"])]
 async fn deleted_issue_leaves_a_tombstone(ctx: &mut Ctx) -> Outcome {
+    // Through the adapter and the native API; the historical Issue id, index
+    // and URL are unchanged. The identical replay answers 200 and creates
+    // nothing; the changed one uses the spent key.
     let t = submitted(ctx).await?;
     let index = t.receipt.issue.index;
 
@@ -83,13 +85,14 @@ async fn deleted_issue_leaves_a_tombstone(ctx: &mut Ctx) -> Outcome {
     )
 }
 
-/// Once the Issue of a submission is moved to another repository, readback
-/// through the adapter and the native API says `issue_binding_changed` with
-/// the historical receipt unchanged, an identical replay returns it with 200
-/// and creates nothing, and a changed replay with the spent key is 409;
-/// moved back, it reads `submitted` only at its old index.
+/// Once a submission's Issue is moved away, readback says
+/// `issue_binding_changed`; moved back, it reads `submitted` only at its old
+/// index.
 #[scenario(Tombstones, parity, clauses = ["S3.receipt.status", "S3.receipt.historical", "S5.setup.issue-move"])]
 async fn moved_issue_changes_its_binding(ctx: &mut Ctx) -> Outcome {
+    // Through the adapter and the native API, with the historical receipt
+    // unchanged; an identical replay returns it with 200 and creates nothing,
+    // and a changed replay with the spent key is 409.
     let t = submitted(ctx).await?;
 
     ctx.step("the site admin moves the Issue to alice/archive");

@@ -7,12 +7,12 @@ use crate::support::flows::{self, LAB, LAB_BOT};
 
 const TASK: &str = "Sort the backlog";
 
-/// A grant withdrawn through the browser form before its bot confirmed is
-/// revoked for good: confirm and submit get 409 natively and `conflict`
-/// through the adapter, nothing is written, the page offers no form, and the
-/// list shows it only under `revoked` and `all`.
+/// A grant withdrawn before its bot confirmed is revoked for good: confirm
+/// and submit are 409 and write nothing, and its page offers no form.
 #[scenario(Withdrawal, parity, clauses = ["S4.withdraw", "S3.withdrawn", "S2.states", "S3.list.state"])]
 async fn withdrawn_while_awaiting_agent(ctx: &mut Ctx) -> Outcome {
+    // Withdrawn through the browser form. 409 natively and `conflict` through
+    // the adapter; the list shows the grant only under `revoked` and `all`.
     let alice = ctx.human("alice")?;
     alice.login().await?;
     let bot = ctx.bot(LAB_BOT).await?;
@@ -23,12 +23,13 @@ async fn withdrawn_while_awaiting_agent(ctx: &mut Ctx) -> Outcome {
     w.withdraw_and_check(ctx, 2, None).await
 }
 
-/// A grant withdrawn through the browser form after its bot confirmed,
-/// before approval, is revoked for good: confirm and submit get 409, nothing
-/// is written, the page offers no form, and the list shows it only under
-/// `revoked` and `all`.
+/// A grant withdrawn after its bot confirmed, before approval, is revoked for
+/// good: confirm and submit are 409 and write nothing, and its page offers no
+/// form.
 #[scenario(Withdrawal, parity, clauses = ["S4.withdraw", "S3.withdrawn", "S2.states"])]
 async fn withdrawn_while_awaiting_human(ctx: &mut Ctx) -> Outcome {
+    // Withdrawn through the browser form; the list shows the grant only under
+    // `revoked` and `all`.
     let alice = ctx.human("alice")?;
     alice.login().await?;
     let bot = ctx.bot(LAB_BOT).await?;
@@ -46,12 +47,13 @@ async fn withdrawn_while_awaiting_human(ctx: &mut Ctx) -> Outcome {
     w.withdraw_and_check(ctx, 3, None).await
 }
 
-/// An active grant withdrawn through the browser form refuses confirm, new
-/// submissions and replays with 409 and writes nothing, while the earlier
-/// submission still reads back with 200 and the same receipt, and the list
-/// shows the grant only under `revoked` and `all`.
+/// An active grant, once withdrawn, refuses confirm, submissions and replays
+/// with 409, while its earlier submission still reads back with the same
+/// receipt.
 #[scenario(Withdrawal, parity, clauses = ["S4.withdraw", "S3.withdrawn", "S3.submit.active"])]
 async fn withdrawn_while_active(ctx: &mut Ctx) -> Outcome {
+    // Withdrawn through the browser form; nothing is written; the readback
+    // answers 200; the list shows the grant only under `revoked` and `all`.
     let alice = ctx.human("alice")?;
     alice.login().await?;
     let bot = ctx.bot(LAB_BOT).await?;
