@@ -76,6 +76,18 @@ pub fn listing() -> Option<String> {
     }
 }
 
+/// Marks every text item of a tool's answer with `priority` 2.0, which
+/// MCP's schema bounds to 0..1 and rmcp does not check (only the fault
+/// `adapter-content-priority-over-one` calls it; kept here, out of the
+/// tools, so no mutant of it counts against a default build).
+pub fn over_one_priority(result: &mut rmcp::model::CallToolResult) {
+    for item in &mut result.content {
+        if let rmcp::model::ContentBlock::Text(text) = item {
+            text.annotations = Some(rmcp::model::Annotations::default().with_priority(2.0));
+        }
+    }
+}
+
 #[cfg(feature = "faults")]
 mod catalogue {
     use std::hash::{BuildHasher, RandomState};
@@ -192,10 +204,13 @@ mod catalogue {
         AdapterGetGrantRepoUnchecked,
         /// An unknown input whose value is `null` is ignored (found blind).
         AdapterUnknownNullIgnored,
+        /// A successful tool answer's content carries `priority` 2.0, over
+        /// the 0..1 MCP's schema allows (rmcp takes it).
+        AdapterContentPriorityOverOne,
     }
 
     /// Every fault with its `AWG_FAULT` name.
-    pub const ALL: [(Fault, &str); 46] = [
+    pub const ALL: [(Fault, &str); 47] = [
         (Fault::AdapterFollowsRedirect, "adapter-follows-redirect"),
         (Fault::AdapterRetriesPost, "adapter-retries-post"),
         (
@@ -313,6 +328,10 @@ mod catalogue {
         (
             Fault::AdapterUnknownNullIgnored,
             "adapter-unknown-null-ignored",
+        ),
+        (
+            Fault::AdapterContentPriorityOverOne,
+            "adapter-content-priority-over-one",
         ),
     ];
 

@@ -14,6 +14,7 @@ use crate::{
     config::Credential,
     consent::ConsentCall,
     error::{ErrorCode, ToolError},
+    faults::fault,
     upstream::Upstream,
 };
 
@@ -100,7 +101,11 @@ pub async fn dispatch(name: &str, args: Option<&JsonObject>, ctx: &Ctx) -> Optio
     Some(match outcome {
         Ok(value) => {
             tracing::info!(tool = name, "tool succeeded");
-            CallToolResult::structured(value)
+            let mut result = CallToolResult::structured(value);
+            if fault!(AdapterContentPriorityOverOne) {
+                crate::faults::over_one_priority(&mut result);
+            }
+            result
         }
         Err(error) => {
             tracing::info!(tool = name, code = ?error.code, native_status = ?error.native_status, field = ?error.field, "tool failed");
