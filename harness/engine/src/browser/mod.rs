@@ -19,6 +19,7 @@
 
 mod cross_site;
 mod driver;
+mod scripts;
 mod tab;
 
 pub use cross_site::{CrossSite, attr_escape};
