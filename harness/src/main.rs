@@ -12,12 +12,12 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use grantgate_engine::actors::http::EXCHANGE_TIMEOUT;
 use grantgate_engine::config::{
     DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, DEFAULT_TRIAL_TIMEOUT, DEFAULT_UNANSWERED_AFTER,
     DEFAULT_UNUSABLE_AFTER, RunConfig, RunConfigBuilder, default_jobs, parse_env_pair,
 };
 use grantgate_engine::error::HarnessError;
+use grantgate_engine::limits::EXCHANGE_TIMEOUT;
 use grantgate_engine::report::invocation::Gate;
 use grantgate_engine::runner::Engine;
 use grantgate_engine::runner::catalogue::trials;
