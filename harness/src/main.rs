@@ -18,7 +18,7 @@ use grantgate_engine::config::{
 };
 use grantgate_engine::error::HarnessError;
 use grantgate_engine::limits::EXCHANGE_TIMEOUT;
-use grantgate_engine::report::invocation::Gate;
+use grantgate_engine::report::gate::Gate;
 use grantgate_engine::runner::Engine;
 use grantgate_engine::runner::catalogue::trials;
 use grantgate_engine::runner::events::EventSink;

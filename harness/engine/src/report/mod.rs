@@ -7,6 +7,7 @@
 
 pub mod coverage;
 pub mod diff;
+pub mod gate;
 pub mod html;
 pub mod invocation;
 pub mod json;

@@ -24,7 +24,7 @@ mod browser_test;
 
 use std::fmt::Write;
 
-use super::invocation::Gate;
+use super::gate::Gate;
 use super::model::RunReport;
 use crate::secrets::SecretRegistry;
 use crate::vocab::Verdict;
