@@ -11,6 +11,7 @@ pub mod gate;
 pub mod html;
 pub mod invocation;
 pub mod json;
+pub mod judged;
 pub mod junit;
 pub mod manifest;
 pub mod merge;
