@@ -46,7 +46,11 @@ impl Engine {
     /// backends, starts the run's ephemeral cluster (or checks the server of
     /// `--postgres-url`). Any failure here is an environment error.
     pub async fn prepare(config: RunConfig) -> Result<Engine> {
-        crate::sweep::before_run(config.keep);
+        // Children are tied to the harness and their orphans adopted unless
+        // `--keep`; then what dead runs left is swept.
+        crate::lifeline::let_children_outlive(config.keep);
+        crate::lifeline::adopt_orphans();
+        crate::sweep::before_run();
         let binaries = locate(config.core_bin.as_deref(), config.adapter_bin.as_deref())?;
         let browser = match config.browser {
             crate::browser::BrowserKind::Chromium => {
