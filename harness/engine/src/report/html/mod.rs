@@ -14,6 +14,7 @@
 //! A passing trial is shown in brief (bodies and logs cut short) so that a
 //! full run's page stays small; `report.json` keeps everything.
 
+mod exchange;
 mod shared;
 mod timeline;
 mod trial;
