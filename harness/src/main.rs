@@ -500,7 +500,7 @@ fn list(args: ListArgs) -> ExitCode {
                     return None;
                 }
                 if parity.iter().any(|p| p.id == s.id) {
-                    names.push(grantgate_engine::runner::parity::trial_name(s));
+                    names.push(s.parity_trial());
                 }
                 Some(serde_json::json!({
                     "id": s.id,
