@@ -12,13 +12,13 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use grantgate_engine::actors::http::EXCHANGE_TIMEOUT;
 use grantgate_engine::config::{
     DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, DEFAULT_TRIAL_TIMEOUT, DEFAULT_UNANSWERED_AFTER,
     DEFAULT_UNUSABLE_AFTER, RunConfig, RunConfigBuilder, default_jobs, parse_env_pair,
 };
 use grantgate_engine::error::HarnessError;
-use grantgate_engine::report::invocation::Gate;
+use grantgate_engine::limits::EXCHANGE_TIMEOUT;
+use grantgate_engine::report::gate::Gate;
 use grantgate_engine::runner::Engine;
 use grantgate_engine::runner::catalogue::trials;
 use grantgate_engine::runner::events::EventSink;
@@ -500,7 +500,7 @@ fn list(args: ListArgs) -> ExitCode {
                     return None;
                 }
                 if parity.iter().any(|p| p.id == s.id) {
-                    names.push(grantgate_engine::runner::parity::trial_name(s));
+                    names.push(s.parity_trial());
                 }
                 Some(serde_json::json!({
                     "id": s.id,

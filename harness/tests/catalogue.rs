@@ -46,17 +46,11 @@ fn main() {
     let probe = |name: String| Trial::test(name, || Ok(()));
     let selected = |name: String| !args.list && !args.is_filtered_out(&probe(name));
     let chosen: Vec<_> = all.iter().filter(|t| selected(t.name())).cloned().collect();
-    let parity_chosen = parity_scenarios
-        .iter()
-        .any(|s| selected(parity::trial_name(s)));
+    let parity_chosen = parity_scenarios.iter().any(|s| selected(s.parity_trial()));
     if chosen.is_empty() && !parity_chosen {
         // Listing, or no scenario selected: no stack, no cluster.
         let mut listed: Vec<Trial> = all.iter().map(|t| probe(t.name())).collect();
-        listed.extend(
-            parity_scenarios
-                .iter()
-                .map(|s| probe(parity::trial_name(s))),
-        );
+        listed.extend(parity_scenarios.iter().map(|s| probe(s.parity_trial())));
         libtest_mimic::run(&args, listed).exit();
     }
     // A parity trial needs every backend, whatever else is selected.
@@ -109,7 +103,7 @@ fn main() {
     // for it. Backend trials not selected in this process (a filter, or
     // nextest running each trial alone) are run by the parity trial itself.
     for scenario in parity_scenarios {
-        let name = parity::trial_name(&scenario);
+        let name = scenario.parity_trial();
         let missing: Vec<_> = all
             .iter()
             .filter(|t| t.scenario.id == scenario.id && !selected(t.name()))

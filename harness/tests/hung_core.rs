@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use grantgate_engine::actors::http::EXCHANGE_TIMEOUT;
+use grantgate_engine::limits::EXCHANGE_TIMEOUT;
 
 /// The fake Core. `silent`: reads each request and never answers. `trickle`:
 /// answers one byte a second, forever. `dies`: exits at the first request

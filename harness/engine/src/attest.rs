@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::clauses::SPEC;
-use crate::report::invocation::{Gate, file_digest};
+use crate::report::gate::Gate;
+use crate::report::invocation::file_digest;
 use crate::report::model::RunReport;
 use crate::vocab::Verdict;
 

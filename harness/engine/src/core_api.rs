@@ -6,6 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::views::{GrantRef, NewIssue, Proposal};
+use crate::vocab::{Abort, Step};
 
 /// Form field names of the browser surface (spec §4).
 pub mod fields {
@@ -205,8 +206,9 @@ pub fn grant_args(g: &GrantRef) -> Value {
 }
 
 /// Splits `owner/repo`.
-pub fn split_repo(repo: &str) -> Option<(&str, &str)> {
+pub fn split_repo(repo: &str) -> Step<(&str, &str)> {
     repo.split_once('/')
+        .ok_or_else(|| Abort::errored(format!("repository `{repo}` is not owner/name")))
 }
 
 /// Delegated consent (spec §9): the Core's OAuth 2.0 routes, the adapter's

@@ -18,7 +18,7 @@ use crate::actors::native::NativeClient;
 use crate::actors::setup::SetupClient;
 use crate::core_api::oauth;
 use crate::fixtures::Applied;
-use crate::journal::Journal;
+use crate::journal::{Journal, json_text};
 use crate::proxy::FaultProxy;
 use crate::stack::Backend;
 use crate::vocab::{Abort, Step};
@@ -908,11 +908,6 @@ fn replace_bytes(haystack: &[u8], needle: &[u8], with: &[u8]) -> Vec<u8> {
         }
     }
     out
-}
-
-/// `value` as compact JSON, for an assertion's expected and actual text.
-pub fn json_text<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).unwrap_or_else(|e| format!("unserialisable value: {e}"))
 }
 
 /// Makes a JSON value comparable across stacks: every `*_at` timestamp

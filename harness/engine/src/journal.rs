@@ -312,6 +312,11 @@ pub fn truncate(text: &str) -> String {
     crate::limits::cut(text)
 }
 
+/// `value` as compact JSON, for an assertion's expected and actual text.
+pub fn json_text<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|e| format!("unserialisable value: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

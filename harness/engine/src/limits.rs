@@ -29,11 +29,18 @@ pub fn set_body_limit(bytes: usize) {
     BODY_LIMIT.store(bytes.max(1), Ordering::Relaxed);
 }
 
-static EXCHANGE_TIMEOUT_MS: AtomicU64 =
-    AtomicU64::new(crate::actors::http::EXCHANGE_TIMEOUT.as_millis() as u64);
+/// The longest one exchange may take, from sending the request to the last
+/// byte of the answer. Why a whole-exchange bound rather than a connect or
+/// idle timeout: a Core that never answers, or answers one byte a second,
+/// must fail its trial in bounded time instead of hanging the run. Every
+/// contract request is answered in well under a second; this leaves room
+/// for a loaded machine. The default of [`exchange_timeout`].
+pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
+
+static EXCHANGE_TIMEOUT_MS: AtomicU64 = AtomicU64::new(EXCHANGE_TIMEOUT.as_millis() as u64);
 
 /// The longest one exchange with the Core may take
-/// ([`crate::actors::http::EXCHANGE_TIMEOUT`] unless `--exchange-timeout`).
+/// ([`EXCHANGE_TIMEOUT`] unless `--exchange-timeout`).
 pub fn exchange_timeout() -> Duration {
     Duration::from_millis(EXCHANGE_TIMEOUT_MS.load(Ordering::Relaxed))
 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::report::invocation::Gate;
+use crate::report::gate::Gate;
 use crate::report::model::RunReport;
 use crate::runner::events::{Event, EventSink};
 use crate::vocab::Verdict;

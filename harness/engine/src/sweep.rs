@@ -89,13 +89,10 @@ fn shm_is_roomy() -> bool {
     tmpfs && room >= SHM_ROOM && writable
 }
 
-/// Prepares the start of a run: ties children to the harness and adopts
-/// their orphans unless `keep` (see [`crate::lifeline`]), then sweeps the scratch root (and the temp dir,
+/// Prepares the start of a run: sweeps the scratch root (and the temp dir,
 /// if another) of what dead runs left, saying so on stderr when it removed
 /// anything.
-pub fn before_run(keep: bool) -> Swept {
-    crate::lifeline::let_children_outlive(keep);
-    crate::lifeline::adopt_orphans();
+pub fn before_run() -> Swept {
     let mut swept = sweep(&scratch_root());
     if scratch_root() != std::env::temp_dir() {
         let more = sweep(&std::env::temp_dir());

@@ -4,7 +4,7 @@
 //! (redacted there). A transport failure names its cause from the whole
 //! error chain ([`transport_cause`]).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -13,14 +13,6 @@ use crate::journal::Journal;
 use crate::views::{ErrorBody, Grant, Issue, Submitted};
 use crate::vocab::Exchange;
 use crate::vocab::{Abort, Step};
-
-/// The longest one exchange may take, from sending the request to the last
-/// byte of the answer. Why a whole-exchange bound rather than a connect or
-/// idle timeout: a Core that never answers, or answers one byte a second,
-/// must fail its trial in bounded time instead of hanging the run. Every
-/// contract request is answered in well under a second; this leaves room
-/// for a loaded machine. The default of [`crate::limits::exchange_timeout`].
-pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A complete HTTP answer.
 #[derive(Debug, Clone)]

@@ -549,7 +549,7 @@ impl Human {
         task: &str,
         summary: &str,
     ) -> Step<(GrantRef, Page)> {
-        let (owner, name) = split_repo(repo)?;
+        let (owner, name) = core_api::split_repo(repo)?;
         let form = self.prepare_form(repo, agent, task, summary).await?;
         let landed = self.submit(&form).await?;
         let id = core_api::grant_id_of_page(&landed.url).ok_or_else(|| {
@@ -580,7 +580,7 @@ impl Human {
         summary: &str,
         envelope: &str,
     ) -> Step<(Option<GrantRef>, Page)> {
-        let (owner, name) = split_repo(repo)?;
+        let (owner, name) = core_api::split_repo(repo)?;
         let mut form = self.prepare_form(repo, agent, task, summary).await?;
         form.set(fields::REPOSITORY_GRANT, envelope);
         let landed = self.submit(&form).await?;
@@ -878,12 +878,6 @@ fn settable(mut c: serde_json::Value) -> serde_json::Value {
         }
     }
     c
-}
-
-/// Splits `owner/repo`.
-pub fn split_repo(repo: &str) -> Step<(&str, &str)> {
-    core_api::split_repo(repo)
-        .ok_or_else(|| Abort::errored(format!("repository `{repo}` is not owner/name")))
 }
 
 #[cfg(test)]

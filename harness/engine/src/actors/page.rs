@@ -198,7 +198,7 @@ impl Page {
             "status {} at {} after {}",
             self.status,
             self.url.path(),
-            crate::ctx::json_text(&trail)
+            crate::journal::json_text(&trail)
         )
     }
 

@@ -373,7 +373,7 @@ impl SetupClient {
 
     /// Moves an Issue to another repository.
     pub async fn move_issue(&self, issue_id: i64, to_repo: &str) -> Step<Answer> {
-        let (owner, repo) = super::human::split_repo(to_repo)?;
+        let (owner, repo) = core_api::split_repo(to_repo)?;
         self.call(
             "POST",
             &core_api::move_issue(issue_id),

@@ -7,9 +7,11 @@
 
 pub mod coverage;
 pub mod diff;
+pub mod gate;
 pub mod html;
 pub mod invocation;
 pub mod json;
+pub mod judged;
 pub mod junit;
 pub mod manifest;
 pub mod merge;

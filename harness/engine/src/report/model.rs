@@ -36,7 +36,7 @@ pub struct RunReport {
     /// The run's failures judged against `--expected-failures`: which are
     /// waived, which entries are stale or expired.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline: Option<crate::baseline::Judged>,
+    pub baseline: Option<super::judged::Judged>,
 }
 
 impl RunReport {
@@ -59,7 +59,7 @@ impl RunReport {
     }
 
     /// The waiver of a failed trial, when the baseline waives its failure.
-    pub fn waiver(&self, trial: &str) -> Option<&crate::baseline::Waiver> {
+    pub fn waiver(&self, trial: &str) -> Option<&super::judged::Waiver> {
         self.baseline.as_ref()?.waiver(trial)
     }
 

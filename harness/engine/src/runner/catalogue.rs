@@ -6,7 +6,7 @@ use crate::ctx::Ctx;
 use crate::family::Family;
 use crate::report::model::ScenarioResult;
 use crate::stack::{Backend, BoxFuture};
-use crate::vocab::{Outcome, Verdict};
+use crate::vocab::{Outcome, PARITY, Verdict};
 
 /// The function type of a scenario: borrows the context for its run.
 pub type ScenarioFn = for<'a> fn(&'a mut Ctx) -> BoxFuture<'a, Outcome>;
@@ -39,6 +39,21 @@ pub struct Scenario {
     pub parity: bool,
     /// The scenario itself.
     pub run: ScenarioFn,
+}
+
+impl Scenario {
+    /// The trial name of its parity check (`parity::<id>`).
+    pub fn parity_trial(&self) -> String {
+        format!("{PARITY}::{}", self.id)
+    }
+
+    /// The claim its parity check proves.
+    pub fn parity_claim(&self) -> String {
+        format!(
+            "`{}` gives the same observable results on every backend.",
+            self.id
+        )
+    }
 }
 
 impl std::fmt::Debug for Scenario {
@@ -150,8 +165,8 @@ pub fn listing(catalogue: &[Scenario], selected: &[Trial], parity: &[&Scenario])
         for s in parity {
             out.push_str(&format!(
                 "  {}\n      {}\n",
-                super::parity::trial_name(s),
-                super::parity::claim(s)
+                s.parity_trial(),
+                s.parity_claim()
             ));
         }
     }

@@ -30,8 +30,8 @@ pub fn expect_contract_and_backend(
         let passed = actual == Some(expected);
         journal.assertion(
             what,
-            &crate::ctx::json_text(&expected),
-            &crate::ctx::json_text(&actual),
+            &crate::journal::json_text(&expected),
+            &crate::journal::json_text(&actual),
             passed,
         );
         if passed {
@@ -39,7 +39,7 @@ pub fn expect_contract_and_backend(
         } else {
             Err(Abort::failed(format!(
                 "{what}: /api/v1/version answered {member} = {}, expected {expected:?}",
-                crate::ctx::json_text(&actual)
+                crate::journal::json_text(&actual)
             )))
         }
     };

@@ -5,6 +5,7 @@ pub mod catalogue;
 pub mod events;
 pub mod identity;
 pub mod parity;
+mod play;
 pub mod probes;
 pub mod registry;
 pub mod run;
@@ -12,7 +13,9 @@ pub mod schedule;
 pub mod signals;
 pub mod slots;
 pub mod snapshot;
-pub mod trial;
+mod state;
+mod trial;
+mod verdict;
 
 pub use crate::vocab::{Abort, Outcome, Step, Verdict};
 pub use catalogue::{Scenario, Trial};

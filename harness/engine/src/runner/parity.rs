@@ -14,21 +14,8 @@ use crate::vocab::Verdict;
 /// The pseudo-backend name of parity results.
 pub use crate::vocab::PARITY;
 
-/// The trial name of a scenario's parity check.
-pub fn trial_name(scenario: &Scenario) -> String {
-    format!("{PARITY}::{}", scenario.id)
-}
-
 /// The family of parity results (spec §7.11).
 pub const FAMILY: &str = crate::family::Family::Parity.label();
-
-/// The claim a scenario's parity check proves.
-pub fn claim(scenario: &Scenario) -> String {
-    format!(
-        "`{}` gives the same observable results on every backend.",
-        scenario.id
-    )
-}
 
 /// Compares the observations of `results` (one per backend, in backend
 /// order) and returns the parity result.
@@ -41,11 +28,11 @@ pub fn claim(scenario: &Scenario) -> String {
 ///   observation; the first difference fails the check.
 pub fn compare(scenario: &Scenario, results: &[&ScenarioResult]) -> ScenarioResult {
     let mut out = ScenarioResult {
-        name: trial_name(scenario),
+        name: scenario.parity_trial(),
         scenario: scenario.id.to_owned(),
         backend: PARITY.to_owned(),
         family: FAMILY.to_owned(),
-        claim: claim(scenario),
+        claim: scenario.parity_claim(),
         clauses: Vec::new(),
         verdict: Verdict::Passed,
         duration_ms: 0,

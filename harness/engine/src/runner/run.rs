@@ -16,7 +16,9 @@ use tokio_util::sync::CancellationToken;
 use super::catalogue::{Scenario, Trial, trials};
 use super::events::{Event, EventSink};
 use super::slots::Slot;
-use crate::binaries::{Binaries, locate};
+use super::snapshot::Snapshots;
+use super::state::RunState;
+use crate::binaries::locate;
 use crate::config::RunConfig;
 use crate::error::{HarnessError, Result};
 use crate::postgres::PgCluster;
@@ -28,29 +30,15 @@ use crate::stack::{
 };
 use crate::vocab::Verdict;
 
-/// Everything a run shares between its trials.
+/// A run: what its trials share ([`RunState`]), and what only the run
+/// itself holds (its id, its databases, the size of the catalogue).
 pub struct Engine {
-    pub(super) config: RunConfig,
-    pub(super) secrets: SecretRegistry,
-    pub(super) binaries: Binaries,
-    pub(super) runtime: Arc<dyn Runtime>,
-    pub(super) snapshots: super::snapshot::Snapshots,
-    /// Stack starts under way with their slot lent (`--runtime docker`).
-    pub(super) starts: tokio::sync::Semaphore,
+    state: RunState,
+    run_id: String,
     /// Trials of the whole catalogue, counted when trials are selected.
     catalogue_trials: std::sync::atomic::AtomicUsize,
-    pub(super) providers: HashMap<Backend, Arc<DatabaseProvider>>,
-    pub(super) cluster: Option<Arc<PgCluster>>,
-    pub(super) run_id: String,
-    pub(super) kept_any_postgres: std::sync::atomic::AtomicBool,
-    /// When the run started: trials record their start against it (the
-    /// report's timeline). Set by the first of `run` or a trial.
-    pub(super) run_start: std::sync::OnceLock<Instant>,
-    /// The run's chromedriver (`--browser chromium`).
-    pub(super) browser: Option<Arc<crate::browser::Driver>>,
-    /// Set when a stack's Core did not stop within its SIGTERM grace: that
-    /// trial failed for it, and later stacks are killed at once.
-    pub(super) sigterm_ignored: std::sync::atomic::AtomicBool,
+    providers: HashMap<Backend, Arc<DatabaseProvider>>,
+    cluster: Option<Arc<PgCluster>>,
 }
 
 impl Engine {
@@ -58,7 +46,11 @@ impl Engine {
     /// backends, starts the run's ephemeral cluster (or checks the server of
     /// `--postgres-url`). Any failure here is an environment error.
     pub async fn prepare(config: RunConfig) -> Result<Engine> {
-        crate::sweep::before_run(config.keep);
+        // Children are tied to the harness and their orphans adopted unless
+        // `--keep`; then what dead runs left is swept.
+        crate::lifeline::let_children_outlive(config.keep);
+        crate::lifeline::adopt_orphans();
+        crate::sweep::before_run();
         let binaries = locate(config.core_bin.as_deref(), config.adapter_bin.as_deref())?;
         let browser = match config.browser {
             crate::browser::BrowserKind::Chromium => {
@@ -126,22 +118,31 @@ impl Engine {
                 )
             }
         };
+        let snapshots = Snapshots::new(
+            runtime.clone(),
+            secrets.clone(),
+            config.core_env.clone(),
+            config.trial_timeout,
+        );
         let starts = tokio::sync::Semaphore::new(config.jobs.max(1));
-        Ok(Engine {
+        let state = RunState {
             config,
             secrets,
             binaries,
             runtime,
-            snapshots: Default::default(),
+            snapshots,
             starts,
+            run_start: Default::default(),
+            browser,
+            kept_any_postgres: Default::default(),
+            sigterm_ignored: Default::default(),
+        };
+        Ok(Engine {
+            state,
+            run_id,
             catalogue_trials: Default::default(),
             providers,
             cluster,
-            run_id,
-            kept_any_postgres: Default::default(),
-            run_start: Default::default(),
-            browser,
-            sigterm_ignored: Default::default(),
         })
     }
 
@@ -152,25 +153,25 @@ impl Engine {
 
     /// The run's secret registry.
     pub fn secrets(&self) -> &SecretRegistry {
-        &self.secrets
+        &self.state.secrets
     }
 
     /// The configuration.
     pub fn config(&self) -> &RunConfig {
-        &self.config
+        &self.state.config
     }
 
     /// The trials of `scenarios` this configuration selects.
     pub fn trials(&self, scenarios: &[Scenario]) -> Vec<Trial> {
         let mut selected = trials(
             scenarios,
-            &self.config.backends,
-            self.config.filter.as_deref(),
+            &self.state.config.backends,
+            self.state.config.filter.as_deref(),
         );
-        if let Some(shard) = self.config.shard {
+        if let Some(shard) = self.state.config.shard {
             selected.retain(|t| shard.holds(t.scenario.id));
         }
-        let c = &self.config;
+        let c = &self.state.config;
         selected.retain(|t| {
             let name = t.name();
             (c.exact.is_empty() || c.exact.contains(&name))
@@ -189,7 +190,7 @@ impl Engine {
 
     /// How the run was asked for, for the report (`results` ran).
     pub fn invocation(&self, results: &[ScenarioResult]) -> Invocation {
-        let c = &self.config;
+        let c = &self.state.config;
         let docker = c.runtime == RuntimeKind::Docker;
         let pairs =
             |env: &[(String, String)]| env.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -217,16 +218,16 @@ impl Engine {
                 (None, false) => String::new(),
             },
             core_digest: if docker {
-                self.runtime.describe()
+                self.state.runtime.describe()
             } else {
-                file_digest(&self.binaries.core)
+                file_digest(&self.state.binaries.core)
             },
             adapter_arg: c
                 .adapter_bin
                 .as_ref()
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
-            adapter_digest: file_digest(&self.binaries.adapter),
+            adapter_digest: file_digest(&self.state.binaries.adapter),
             core_env: pairs(&c.core_env),
             adapter_env: pairs(&c.adapter_env),
             postgres_url_given: c.postgres_url.is_some(),
@@ -237,6 +238,17 @@ impl Engine {
                 .catalogue_trials
                 .load(std::sync::atomic::Ordering::SeqCst),
         }
+    }
+
+    /// Runs one trial on a fresh stack and always tears the stack down
+    /// (or keeps it, with `--keep`, when the trial did not pass).
+    pub async fn run_trial(
+        &self,
+        trial: &Trial,
+        events: &EventSink,
+        cancel: &CancellationToken,
+    ) -> ScenarioResult {
+        super::trial::run(&self.state, trial, None, events, cancel).await
     }
 
     /// Runs every trial, at most `jobs` at once, the slowest known first
@@ -272,7 +284,7 @@ impl Engine {
         longest_first: bool,
     ) -> RunReport {
         let started_at = now_rfc3339();
-        let started = *self.run_start.get_or_init(Instant::now);
+        let started = *self.state.run_start.get_or_init(Instant::now);
         let order: Vec<String> = trials.iter().map(Trial::name).collect();
         let mut parity_scenarios: Vec<super::catalogue::Scenario> = Vec::new();
         for t in &trials {
@@ -281,7 +293,7 @@ impl Engine {
             }
         }
         // Only scenarios selected on every backend (two or more) get judged.
-        let backends = self.config.backends.len();
+        let backends = self.state.config.backends.len();
         parity_scenarios.retain(|s| {
             backends >= 2 && trials.iter().filter(|t| t.scenario.id == s.id).count() == backends
         });
@@ -289,10 +301,10 @@ impl Engine {
         events(Event::RunStarted {
             run_id: self.run_id.clone(),
             total: trials.len() + parity_count,
-            jobs: self.config.jobs,
+            jobs: self.state.config.jobs,
         });
         let trials = if longest_first {
-            let history = super::schedule::history(&self.config.report_dir);
+            let history = super::schedule::history(&self.state.config.report_dir);
             super::schedule::longest_first(trials, &history)
         } else {
             trials
@@ -300,11 +312,12 @@ impl Engine {
         // A trial starts when a slot is free; a trial waiting out an expiry
         // lends its slot (`slots`). Taking a slot is re-asked after every
         // finish (the select drops it), so a waking trial queues first.
-        let pool: super::slots::Pool = Arc::new(tokio::sync::Semaphore::new(self.config.jobs));
+        let pool: super::slots::Pool =
+            Arc::new(tokio::sync::Semaphore::new(self.state.config.jobs));
         let mut queue = trials.into_iter();
         let mut running = futures::stream::FuturesUnordered::new();
         let mut results: Vec<ScenarioResult> = Vec::new();
-        let mut stop = Stop::new(&self.config);
+        let mut stop = Stop::new(&self.state.config);
         loop {
             tokio::select! {
                 biased;
@@ -314,7 +327,7 @@ impl Engine {
                 }
                 slot = Slot::take(&pool), if queue.len() > 0 && !cancel.is_cancelled() && stop.reason.is_none() => {
                     let t = queue.next().expect("guarded by len");
-                    running.push(async move { self.trial_in(&t, Some(slot), events, cancel).await });
+                    running.push(async move { super::trial::run(&self.state, &t, Some(slot), events, cancel).await });
                 }
                 else => break,
             }
@@ -336,7 +349,7 @@ impl Engine {
                     .iter()
                     .filter(|r| r.scenario == scenario.id)
                     .collect();
-                if ran.len() == self.config.backends.len() {
+                if ran.len() == self.state.config.backends.len() {
                     let parity = super::parity::compare(scenario, &ran);
                     events(Event::TrialFinished {
                         result: Box::new(parity.clone()),
@@ -362,7 +375,7 @@ impl Engine {
             stopped,
             baseline: None,
         };
-        if let Some(b) = &self.config.baseline {
+        if let Some(b) = &self.state.config.baseline {
             let today = crate::baseline::today();
             report.baseline = Some(crate::baseline::judge(&report, b, &today));
         }
@@ -376,13 +389,13 @@ impl Engine {
     /// What ran, for the report.
     pub async fn environment(&self, results: &[ScenarioResult]) -> Environment {
         let mut backends = Vec::new();
-        for backend in &self.config.backends {
+        for backend in &self.state.config.backends {
             let core_version = results
                 .iter()
                 .filter(|r| r.backend == backend.name())
                 .find_map(|r| r.core_version.clone())
                 .unwrap_or_else(|| "unknown (no stack reported it)".into());
-            let database_version = self.runtime.database_version(*backend).await;
+            let database_version = self.state.runtime.database_version(*backend).await;
             backends.push(BackendEnvironment {
                 backend: backend.name().to_owned(),
                 core_version,
@@ -392,9 +405,9 @@ impl Engine {
         Environment {
             harness_version: env!("CARGO_PKG_VERSION").to_owned(),
             git_revision: git_revision(),
-            core_binary: self.runtime.describe(),
-            adapter_binary: self.binaries.adapter.display().to_string(),
-            browser: match (&self.browser, self.config.browser) {
+            core_binary: self.state.runtime.describe(),
+            adapter_binary: self.state.binaries.adapter.display().to_string(),
+            browser: match (&self.state.browser, self.state.config.browser) {
                 (Some(driver), crate::browser::BrowserKind::Chromium) => driver.version.clone(),
                 (Some(driver), _) => {
                     format!("http ({} for the real-browser scenarios)", driver.version)
@@ -409,6 +422,7 @@ impl Engine {
     /// stops the cluster, unless a kept stack still needs it.
     pub async fn shutdown(self) -> Option<String> {
         let keep_cluster = self
+            .state
             .kept_any_postgres
             .load(std::sync::atomic::Ordering::SeqCst);
         // Clones of the snapshots may still be under way: they finish first.
@@ -416,12 +430,12 @@ impl Engine {
         for provider in self.providers.values() {
             provider.settle().await;
         }
-        if let Some(driver) = &self.browser {
+        if let Some(driver) = &self.state.browser {
             driver.stop().await;
         }
-        drop(self.snapshots);
-        self.runtime.settle().await;
-        drop(self.runtime);
+        drop(self.state.snapshots);
+        self.state.runtime.settle().await;
+        drop(self.state.runtime);
         drop(self.providers);
         let cluster = self.cluster?;
         match Arc::try_unwrap(cluster) {
@@ -503,7 +517,7 @@ impl Stop {
                 .get_or_insert_with(|| format!("{}: {message}", result.name));
         }
         // A stack that started reports its startup; one that did not, none.
-        if result.stack_startup_ms.is_none() && message != super::trial::INTERRUPTED {
+        if result.stack_startup_ms.is_none() && message != super::verdict::INTERRUPTED {
             self.unstarted += 1;
             self.first_cause.get_or_insert_with(|| message.clone());
         } else {

@@ -16,12 +16,12 @@ use std::sync::Arc;
 use tokio::sync::{Mutex, OnceCell};
 
 use super::identity;
-use super::run::Engine;
 use crate::actors::setup::SetupClient;
 use crate::fixtures::{Applied, Fixture};
 use crate::journal::Journal;
+use crate::secrets::SecretRegistry;
 use crate::stack::process::ADMIN_USER;
-use crate::stack::{AdminCredential, Backend, DatabaseLease, Seed, SnapshotDb, StackSpec};
+use crate::stack::{AdminCredential, Backend, DatabaseLease, Runtime, Seed, SnapshotDb, StackSpec};
 
 /// One fixture world on one backend, ready to copy.
 pub struct Snapshot {
@@ -39,22 +39,39 @@ pub struct Snapshot {
 /// A snapshot made once, or `None` when it could not be made.
 type Once = Arc<OnceCell<Option<Arc<Snapshot>>>>;
 
-/// The run's snapshots, made on first use, by backend and fixture name.
-#[derive(Default)]
+/// The run's snapshots, made on first use, by backend and fixture name,
+/// with what making one takes.
 pub struct Snapshots {
     cells: Mutex<HashMap<(Backend, &'static str), Once>>,
+    runtime: Arc<dyn Runtime>,
+    secrets: SecretRegistry,
+    /// The run's `--core-env`, which a snapshot's Core runs with too.
+    core_env: Vec<(String, String)>,
+    /// The run's `--trial-timeout`, which bounds making one.
+    timeout: std::time::Duration,
 }
 
-impl Engine {
+impl Snapshots {
+    /// No snapshot yet; each is made on `runtime` when first asked for.
+    pub fn new(
+        runtime: Arc<dyn Runtime>,
+        secrets: SecretRegistry,
+        core_env: Vec<(String, String)>,
+        timeout: std::time::Duration,
+    ) -> Snapshots {
+        Snapshots {
+            cells: Default::default(),
+            runtime,
+            secrets,
+            core_env,
+            timeout,
+        }
+    }
+
     /// The snapshot of `fixture` on `backend`, made once per run; `None`
     /// when it could not be made (trials then make their own fixtures).
-    pub(super) async fn snapshot(
-        &self,
-        backend: Backend,
-        fixture: &'static str,
-    ) -> Option<Arc<Snapshot>> {
+    pub async fn get(&self, backend: Backend, fixture: &'static str) -> Option<Arc<Snapshot>> {
         let cell = self
-            .snapshots
             .cells
             .lock()
             .await
@@ -62,7 +79,7 @@ impl Engine {
             .or_default()
             .clone();
         cell.get_or_init(|| async {
-            match self.make_snapshot(backend, fixture).await {
+            match self.make(backend, fixture).await {
                 Ok(s) => Some(Arc::new(s)),
                 Err(e) => {
                     eprintln!(
@@ -77,11 +94,7 @@ impl Engine {
         .clone()
     }
 
-    async fn make_snapshot(
-        &self,
-        backend: Backend,
-        fixture: &'static str,
-    ) -> Result<Snapshot, String> {
+    async fn make(&self, backend: Backend, fixture: &'static str) -> Result<Snapshot, String> {
         let seed = Seed {
             admin: AdminCredential {
                 user: ADMIN_USER.to_owned(),
@@ -93,14 +106,14 @@ impl Engine {
         let spec = StackSpec {
             name: format!("{backend}-snapshot-{fixture}"),
             backend,
-            extra_env: self.config.core_env.clone(),
+            extra_env: self.core_env.clone(),
             seed: Some(seed.clone()),
         };
         let stack = self.runtime.start(spec).await.map_err(|e| e.to_string())?;
         let journal = Journal::new(self.secrets.clone());
         // Bounded as a trial is: a Core slow at every setup request must not
         // hold every trial waiting for this snapshot.
-        let timeout = self.config.trial_timeout;
+        let timeout = self.timeout;
         let made = tokio::time::timeout(timeout, async {
             let setup = SetupClient::connect(&stack.base_url, &seed.admin, journal.clone()).await?;
             let version = setup.version().await?;

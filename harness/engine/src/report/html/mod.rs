@@ -14,6 +14,7 @@
 //! A passing trial is shown in brief (bodies and logs cut short) so that a
 //! full run's page stays small; `report.json` keeps everything.
 
+mod exchange;
 mod shared;
 mod timeline;
 mod trial;
@@ -24,7 +25,7 @@ mod browser_test;
 
 use std::fmt::Write;
 
-use super::invocation::Gate;
+use super::gate::Gate;
 use super::model::RunReport;
 use crate::secrets::SecretRegistry;
 use crate::vocab::Verdict;

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::esc;
-use super::trial::exchange;
+use super::exchange::{exchange, path};
 use crate::report::model::{RunReport, StepRecord};
 
 /// The actor of the harness's own setup requests.
@@ -72,13 +72,7 @@ fn signature(step: &StepRecord) -> Option<String> {
     }
     let mut sig = step.name.clone();
     for e in &step.exchanges {
-        let _ = write!(
-            sig,
-            "\n{} {} {}",
-            e.method,
-            super::trial::path(&e.target),
-            e.status
-        );
+        let _ = write!(sig, "\n{} {} {}", e.method, path(&e.target), e.status);
     }
     Some(sig)
 }
