@@ -10,15 +10,10 @@ use axum::routing::{MethodRouter, delete, get, post, put};
 
 use crate::api::{grants, issues, meta, oauth, replay_cache, setup};
 use crate::error::{AppError, PageError};
+use crate::extract::BODY_LIMIT;
 use crate::faults::fault;
 use crate::state::AppState;
 use crate::web;
-
-/// Largest request body accepted on any route (413 above). 2 MiB so that
-/// every valid request fits: a 262,144-byte body of control characters is
-/// 1.5 MiB as JSON escapes, and a form with a maximal task and summary of
-/// non-ASCII text is 1.5 MiB percent-encoded.
-pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// Builds the whole application for `state`.
 pub fn app(state: AppState) -> Router {

@@ -6,7 +6,7 @@
 //!   is 422 before a handler sees the value.
 //! - Forms and queries: `application/x-www-form-urlencoded` decoded by hand,
 //!   because the common decoders replace invalid UTF-8 instead of refusing it.
-//! - Bodies above the transport limit are 413 (set in [`crate::app`]).
+//! - Bodies above the transport limit ([`BODY_LIMIT`]) are 413.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
@@ -17,6 +17,12 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{AppError, PageError};
 use crate::faults::fault;
+
+/// Largest request body accepted on any route (413 above). 2 MiB so that
+/// every valid request fits: a 262,144-byte body of control characters is
+/// 1.5 MiB as JSON escapes, and a form with a maximal task and summary of
+/// non-ASCII text is 1.5 MiB percent-encoded.
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// The raw body of a JSON route; decode it with [`JsonBody::parse`] after
 /// authentication, so a bad credential is 401 whatever the body holds.

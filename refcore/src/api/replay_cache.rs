@@ -16,7 +16,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
-use crate::app::BODY_LIMIT;
+use crate::extract::BODY_LIMIT;
 
 /// Successful submit answers by the SHA-256 of credential, path and body.
 static ANSWERS: Mutex<BTreeMap<[u8; 32], Bytes>> = Mutex::new(BTreeMap::new());
