@@ -6,7 +6,7 @@
 use grantgate_engine::prelude::*;
 
 use super::model::{Aimed, Model, Op, State, grant_words};
-use super::run::{Agent, Live, World, body, show, title};
+use super::run::{Agent, Live, World, body, list, show, title};
 use crate::support::flows::LAB;
 
 impl World {
@@ -186,29 +186,4 @@ async fn issue_seen(ctx: &Ctx, live: &Live, key: u8) -> Step<String> {
         None => "unmarked".into(),
     };
     Ok(format!("Issue with {text} {marker}"))
-}
-
-/// The list's answer: the sequence's grants in it, with their states.
-pub(crate) async fn list(native: &NativeClient, live: &[Live]) -> Step<String> {
-    let mut listed = Vec::new();
-    // Pages of 50 until one is short; bounded, whatever the Core says.
-    for page in 1..=20 {
-        let answer = native
-            .list_grants(&format!("state=all&limit=50&page={page}"))
-            .await?;
-        if answer.status != 200 {
-            return Ok(format!("status {}", answer.status));
-        }
-        let grants = answer.grants()?;
-        for g in &grants {
-            if let Some(i) = live.iter().position(|l| l.grant.id == g.id) {
-                listed.push((i, g.state.clone()));
-            }
-        }
-        if grants.len() < 50 {
-            break;
-        }
-    }
-    listed.sort();
-    Ok(format!("listed {}", json_text(&listed)))
 }

@@ -289,7 +289,7 @@ impl World {
         let native = &bot.native;
         let (Some(t), false) = (a.grant, expected == show(&Answer::Skip)) else {
             return Ok(match a.op {
-                Op::List => Sent::said(super::reads::list(native, live).await?),
+                Op::List => Sent::said(list(native, live).await?),
                 Op::RemoveAgent => {
                     ctx.setup().remove_collaborator(LAB, LAB_BOT).await?;
                     Sent::said(show(&Answer::Accepted))
@@ -383,6 +383,31 @@ impl World {
             false => format!("{} naming another Issue", sent.said),
         }
     }
+}
+
+/// The list's answer: the sequence's grants in it, with their states.
+pub(crate) async fn list(native: &NativeClient, live: &[Live]) -> Step<String> {
+    let mut listed = Vec::new();
+    // Pages of 50 until one is short; bounded, whatever the Core says.
+    for page in 1..=20 {
+        let answer = native
+            .list_grants(&format!("state=all&limit=50&page={page}"))
+            .await?;
+        if answer.status != 200 {
+            return Ok(format!("status {}", answer.status));
+        }
+        let grants = answer.grants()?;
+        for g in &grants {
+            if let Some(i) = live.iter().position(|l| l.grant.id == g.id) {
+                listed.push((i, g.state.clone()));
+            }
+        }
+        if grants.len() < 50 {
+            break;
+        }
+    }
+    listed.sort();
+    Ok(format!("listed {}", json_text(&listed)))
 }
 
 /// A form POST's answer: accepted, or its status.
