@@ -123,8 +123,7 @@ impl Stack {
                 let clean = child.stop(grace).await;
                 if let Some(dir) = &self.dir {
                     let url = self.database.as_ref().map(|d| d.url.clone());
-                    super::process::end_left_behind(dir.path().to_owned(), url.unwrap_or_default())
-                        .await;
+                    end_left_behind(dir.path().to_owned(), url.unwrap_or_default()).await;
                 }
                 clean
             }
@@ -215,4 +214,14 @@ impl std::fmt::Display for KeptStack {
             self.stop
         )
     }
+}
+
+/// Ends every process still naming a stack's directory or database URL
+/// (a daemon its Core left outside its process group, and that daemon's
+/// own children), off the async workers.
+pub(super) async fn end_left_behind(dir: PathBuf, database_url: String) {
+    let _ = tokio::task::spawn_blocking(move || {
+        crate::lifeline::end_naming(&[dir], &[database_url.as_str()])
+    })
+    .await;
 }
