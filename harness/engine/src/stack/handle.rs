@@ -28,12 +28,6 @@ impl std::fmt::Debug for AdminCredential {
 /// How long a Core may take from launch to a healthy `/api/healthz`.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// How long a Core process may take to print its listening line, and then
-/// again to answer `/api/healthz` with 200: an honest Core takes well under
-/// a second; a Core that never does costs each trial this, not a minute.
-/// The default of [`crate::limits::launch_step_timeout`].
-pub const LAUNCH_STEP_TIMEOUT: Duration = Duration::from_secs(20);
-
 /// What runs a stack's Core.
 #[allow(
     clippy::large_enum_variant,

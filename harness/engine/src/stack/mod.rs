@@ -18,6 +18,6 @@ pub mod runtime;
 
 pub use database::{DatabaseLease, DatabaseProvider};
 pub use docker::DockerRuntime;
-pub use handle::{AdminCredential, KeptStack, LAUNCH_STEP_TIMEOUT, STARTUP_TIMEOUT, Stack};
+pub use handle::{AdminCredential, KeptStack, STARTUP_TIMEOUT, Stack};
 pub use process::ProcessRuntime;
 pub use runtime::{Backend, BoxFuture, Runtime, RuntimeKind, Seed, SnapshotDb, StackSpec};
