@@ -70,7 +70,7 @@ impl Stack {
     /// Resolves when the Core process exits, with its status; never for a
     /// container stack (its engine reports a dead Core as a refused
     /// connection).
-    pub fn core_exited(&self) -> super::BoxFuture<'static, String> {
+    pub fn core_exited(&self) -> futures::future::BoxFuture<'static, String> {
         match &self.core {
             CoreRun::Process(child) => Box::pin(child.exited()),
             CoreRun::Containers(_) => Box::pin(std::future::pending()),
