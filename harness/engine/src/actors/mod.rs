@@ -10,6 +10,7 @@ pub mod mcp_schema;
 pub mod native;
 pub mod page;
 pub mod setup;
+mod surface;
 
 pub use bot::{Bot, PendingCall, ToolReply};
 pub use consent::{ConsentRedirect, ConsentToken, ConsentUrl, Elicitation, TokenPost};
