@@ -18,11 +18,12 @@ use grantgate_engine::config::{
 };
 use grantgate_engine::error::HarnessError;
 use grantgate_engine::limits::EXCHANGE_TIMEOUT;
+use grantgate_engine::limits::LAUNCH_STEP_TIMEOUT;
 use grantgate_engine::report::gate::Gate;
 use grantgate_engine::runner::Engine;
 use grantgate_engine::runner::catalogue::trials;
 use grantgate_engine::runner::events::EventSink;
-use grantgate_engine::stack::{Backend, LAUNCH_STEP_TIMEOUT, RuntimeKind};
+use grantgate_engine::stack::{Backend, RuntimeKind};
 
 #[derive(Parser)]
 #[command(

@@ -18,9 +18,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
-use super::consent::{
-    BotClient, ConsentUrl, Elicitation, PendingCall, UrlInbox, register_url_secrets,
-};
+use super::consent::{BotClient, ConsentUrl, Elicitation, UrlInbox, register_url_secrets};
 use super::mcp_schema::{Checked, Wire};
 use crate::child::{ManagedChild, SharedLog};
 use crate::core_api;
@@ -734,4 +732,24 @@ pub fn rpc_message(answer: &super::http::Answer) -> Option<Value> {
                 .ok()
                 .filter(Value::is_object)
         })
+}
+
+/// A tool call running in the background, so the scenario can consent while
+/// it is parked.
+pub struct PendingCall {
+    pub(crate) handle: tokio::task::JoinHandle<Step<ToolReply>>,
+}
+
+impl PendingCall {
+    /// Whether the call has ended (answered, or failed at the MCP level).
+    pub fn is_finished(&self) -> bool {
+        self.handle.is_finished()
+    }
+
+    /// Waits for the call's reply.
+    pub async fn finish(self) -> Step<ToolReply> {
+        self.handle
+            .await
+            .map_err(|e| Abort::errored(format!("a pending tool call's task ended: {e}")))?
+    }
 }

@@ -347,25 +347,5 @@ pub fn token_posts(captured: Vec<CapturedRequest>) -> Vec<TokenPost> {
         .collect()
 }
 
-/// A tool call running in the background, so the scenario can consent while
-/// it is parked.
-pub struct PendingCall {
-    pub(crate) handle: tokio::task::JoinHandle<Step<super::ToolReply>>,
-}
-
-impl PendingCall {
-    /// Whether the call has ended (answered, or failed at the MCP level).
-    pub fn is_finished(&self) -> bool {
-        self.handle.is_finished()
-    }
-
-    /// Waits for the call's reply.
-    pub async fn finish(self) -> Step<super::ToolReply> {
-        self.handle
-            .await
-            .map_err(|e| Abort::errored(format!("a pending tool call's task ended: {e}")))?
-    }
-}
-
 /// The URLs a consent bot has been sent, waiting to be read.
 pub(crate) type UrlInbox = Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<ElicitedUrl>>>;

@@ -3,7 +3,9 @@
 //! browser and recorded.
 //!
 //! With `--browser chromium` the same human sits at headless Chromium
-//! ([`crate::browser`]): pages are opened and forms submitted by clicking
+//! ([`crate::browser`]); the human's moves go through one surface, the HTTP
+//! level's or the browser's (`surface.rs`), and never ask which. In the
+//! browser, pages are opened and forms submitted by clicking
 //! their buttons in the browser, which keeps the cookies. The few moves a
 //! browser has no way to make (a request with extra headers, an answer read
 //! before its redirect is followed) are made at the HTTP level with the
@@ -17,14 +19,12 @@ use reqwest_cookie_store::CookieStoreMutex;
 use super::consent::ConsentRedirect;
 use super::http::{Answer, exchange};
 use super::page::{Form, Page};
-use crate::browser::{Shown, Tab};
+use super::surface::{Chromium, Http, Surface, User};
+use crate::browser::Tab;
 use crate::core_api::{self, Decision, fields};
 use crate::journal::Journal;
 use crate::views::GrantRef;
 use crate::vocab::{Abort, Step};
-
-/// How long a picture of a browser whose navigation failed may take.
-const SPOILED_PICTURE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A browser follows at most this many redirects, as real ones do.
 const MAX_REDIRECTS: usize = 10;
@@ -69,7 +69,8 @@ pub struct Human {
     client: reqwest::Client,
     cookies: Arc<CookieStoreMutex>,
     journal: Journal,
-    tab: Option<Arc<Tab>>,
+    /// Where this human's moves land: the HTTP level or a real browser.
+    surface: Arc<dyn Surface>,
 }
 
 impl Human {
@@ -90,125 +91,26 @@ impl Human {
             client,
             cookies,
             journal,
-            tab: None,
+            surface: Arc::new(Http),
         })
     }
 
     /// The same human at a real browser of its own.
     pub(crate) fn in_browser(mut self, tab: Arc<Tab>) -> Self {
-        self.tab = Some(tab);
+        self.surface = Arc::new(Chromium(tab));
         self
     }
 
     /// This human's real browser, if any (`--browser chromium`).
     pub fn tab(&self) -> Option<&Arc<Tab>> {
-        self.tab.as_ref()
-    }
-
-    /// A page the real browser shows, recorded and its secrets registered.
-    async fn shown(&self, how: &str, shown: Step<Shown>) -> Step<Page> {
-        let shown = match shown {
-            Ok(shown) => shown,
-            Err(abort) => {
-                self.picture(true).await;
-                return Err(abort);
-            }
-        };
-        for cookie in &shown.cookies {
-            self.journal.secrets().register(cookie);
-        }
-        self.journal.exchange(crate::vocab::Exchange {
-            actor: self.login.clone(),
-            kind: "browser".into(),
-            method: how.to_owned(),
-            target: shown.url.to_string(),
-            status: shown.status,
-            response_body: format!("{}\n{}", shown.title, shown.text),
-            elapsed_ms: shown.elapsed_ms,
-            ..Default::default()
-        });
-        self.trail(&shown);
-        let (page, csrf) = Page::from_browser(shown).await?;
-        for csrf in csrf {
-            self.journal.secrets().register(&csrf);
-        }
-        Ok(page)
-    }
-
-    /// Adds a page the real browser showed to the trial's page trail (no
-    /// screenshot: taking one per page would double a browser trial's time).
-    fn trail(&self, shown: &Shown) {
-        self.journal.picture(crate::vocab::Picture {
-            actor: self.login.clone(),
-            url: shown.url.to_string(),
-            title: shown.title.clone(),
-            ..Default::default()
-        });
+        self.surface.tab()
     }
 
     /// Adds the page the real browser shows now to the trial's page trail,
     /// with a screenshot: at the end of a trial, and `failed` where a
-    /// browser step or the trial failed. A browser that cannot say what it
-    /// shows adds nothing.
+    /// browser step or the trial failed (at the HTTP level, nothing).
     pub(crate) async fn picture(&self, failed: bool) {
-        let Some(tab) = &self.tab else { return };
-        let picture = async {
-            let place = tab
-                .script("return [location.href, document.title];", vec![])
-                .await
-                .ok()?;
-            Some(crate::vocab::Picture {
-                actor: self.login.clone(),
-                url: place[0].as_str().unwrap_or("").to_owned(),
-                title: place[1].as_str().unwrap_or("").to_owned(),
-                failed,
-                png: tab.screenshot().await.ok(),
-                ..Default::default()
-            })
-        };
-        // A browser whose page never ended loading answers each command
-        // only after a page load's timeout: it gets a few seconds, once.
-        let picture = if tab.spoiled() {
-            if !tab.last_picture() {
-                return;
-            }
-            tokio::time::timeout(SPOILED_PICTURE, picture)
-                .await
-                .ok()
-                .flatten()
-        } else {
-            picture.await
-        };
-        if let Some(picture) = picture {
-            self.journal.picture(picture);
-        }
-    }
-
-    /// Opens `url` in the real browser.
-    async fn browse(&self, tab: &Tab, url: &url::Url) -> Step<Page> {
-        self.shown("GET", tab.goto(url).await).await
-    }
-
-    /// Submits `form` in the real browser ([`Tab::submit`]); a GET form is
-    /// a navigation to its URL.
-    async fn browser_submit(&self, tab: &Tab, form: &Form) -> Step<Page> {
-        if form.method == "GET" && form.dom.is_none() {
-            let mut url = form.action.clone();
-            if !form.fields.is_empty() {
-                url.query_pairs_mut().extend_pairs(form.fields.iter());
-            }
-            return self.browse(tab, &url).await;
-        }
-        let shown = tab
-            .submit(
-                form.dom,
-                form.button(),
-                &form.method,
-                &form.action,
-                &form.fields,
-            )
-            .await;
-        self.shown("click", shown).await
+        self.surface.picture(self, failed).await
     }
 
     /// Text as this human's browser submits it in a form: a real browser
@@ -216,18 +118,13 @@ impl Human {
     /// encoding), so the Core receives — and must keep whole — that text.
     /// HTTP-level browsers send the text as it is.
     pub fn as_submitted(&self, text: &str) -> String {
-        if self.tab.is_none() {
-            return text.to_owned();
-        }
-        text.replace("\r\n", "\n")
-            .replace('\r', "\n")
-            .replace('\n', "\r\n")
+        self.surface.as_submitted(text)
     }
 
     /// The real browser, or the error a browser-only move makes without one.
     fn real(&self) -> Step<&Arc<Tab>> {
-        self.tab
-            .as_ref()
+        self.surface
+            .tab()
             .ok_or_else(|| Abort::errored("this move needs a real browser (`--browser chromium`)"))
     }
 
@@ -308,78 +205,20 @@ impl Human {
         );
         let site = crate::browser::CrossSite::serve(&self.base, html).await?;
         let shown = tab.follow_to(&site.url, &form.action.origin()).await;
-        self.shown("cross-site POST", shown).await
+        super::surface::shown(tab, self, "cross-site POST", shown).await
     }
 
-    /// One request at the HTTP level with this human's cookies; in a real
-    /// browser, its cookies copied to the jar and back while it does
-    /// nothing else (a navigation or another move between the copies would
-    /// go without the session, or undo what the answer set).
+    /// One request at the HTTP level with this human's cookies (in a real
+    /// browser, the browser's: see [`Surface::exchange`]).
     async fn exchange(&self, request: reqwest::Request) -> Step<Answer> {
-        let _turn = match &self.tab {
-            Some(tab) => Some(tab.hold().await),
-            None => None,
-        };
-        self.jar_from_browser().await?;
+        self.surface.exchange(self, request).await
+    }
+
+    /// [`exchange`](Self::exchange) with the jar as it is.
+    async fn exchange_in_jar(&self, request: reqwest::Request) -> Step<Answer> {
         let answer = exchange(&self.client, &self.journal, &self.login, request).await?;
         self.register_cookies();
-        self.browser_from_jar().await?;
         Ok(answer)
-    }
-
-    /// Copies the browser's cookies into the jar (before an HTTP-level move).
-    async fn jar_from_browser(&self) -> Step<()> {
-        let Some(tab) = &self.tab else { return Ok(()) };
-        let cookies = tab.cookies().await?;
-        let mut store = self.cookies.lock().unwrap_or_else(|e| e.into_inner());
-        store.clear();
-        for c in cookies {
-            let (Some(name), Some(value), Some(domain)) = (
-                c["name"].as_str(),
-                c["value"].as_str(),
-                c["domain"].as_str(),
-            ) else {
-                continue;
-            };
-            let path = c["path"].as_str().unwrap_or("/").to_owned();
-            let mut raw = cookie_store::RawCookie::build((name.to_owned(), value.to_owned()))
-                .path(path.clone())
-                .http_only(c["httpOnly"].as_bool().unwrap_or(false))
-                .build();
-            let host = domain.trim_start_matches('.');
-            if domain.starts_with('.') {
-                raw.set_domain(host.to_owned());
-            }
-            if let Ok(url) = url::Url::parse(&format!("{}://{host}{path}", self.base.scheme())) {
-                let _ = store.insert_raw(&raw, &url);
-            }
-        }
-        Ok(())
-    }
-
-    /// Copies the jar's cookies into the browser (after an HTTP-level move).
-    async fn browser_from_jar(&self) -> Step<()> {
-        let Some(tab) = &self.tab else { return Ok(()) };
-        let cookies: Vec<serde_json::Value> = {
-            let store = self.cookies.lock().unwrap_or_else(|e| e.into_inner());
-            store
-                .iter_unexpired()
-                .map(|c| {
-                    let mut v = serde_json::json!({
-                        "name": c.name(),
-                        "value": c.value(),
-                        "url": self.base.as_str(),
-                        "path": c.path().unwrap_or("/"),
-                        "httpOnly": c.http_only().unwrap_or(false),
-                    });
-                    if let Some(same_site) = c.same_site() {
-                        v["sameSite"] = same_site.to_string().into();
-                    }
-                    v
-                })
-                .collect()
-        };
-        tab.set_cookies(cookies).await
     }
 
     /// Opens a page by path (`/alice/lab/...`), following redirects.
@@ -388,10 +227,7 @@ impl Human {
             .base
             .join(path)
             .map_err(|e| Abort::errored(format!("path {path}: {e}")))?;
-        if let Some(tab) = &self.tab {
-            return self.browse(tab, &url).await;
-        }
-        self.navigate("GET", url, Vec::new(), &[]).await
+        self.surface.open(self, &url).await
     }
 
     /// Opens an absolute URL following redirects only while they stay on
@@ -405,11 +241,7 @@ impl Human {
 
     /// Submits a form exactly as filled, following redirects.
     pub async fn submit(&self, form: &Form) -> Step<Page> {
-        if let Some(tab) = &self.tab {
-            return self.browser_submit(tab, form).await;
-        }
-        self.navigate(&form.method, form.action.clone(), form.fields.clone(), &[])
-            .await
+        self.surface.submit(self, form).await
     }
 
     /// Submits a form with extra request headers (e.g. the CSRF token as
@@ -666,10 +498,7 @@ impl Human {
     /// Opens an absolute URL (on any origin, as a browser does: a consent
     /// URL, an adapter's callback), following redirects.
     pub async fn open_url(&self, url: &url::Url) -> Step<Page> {
-        if let Some(tab) = &self.tab {
-            return self.browse(tab, url).await;
-        }
-        self.navigate("GET", url.clone(), Vec::new(), &[]).await
+        self.surface.open(self, url).await
     }
 
     /// Opens a consent URL (spec §9) and, when the Core first asks this
@@ -847,6 +676,40 @@ impl Human {
         for cookie in store.iter_any() {
             self.journal.secrets().register(cookie.value());
         }
+    }
+}
+
+impl User for Human {
+    fn login(&self) -> &str {
+        &self.login
+    }
+
+    fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    fn base(&self) -> &url::Url {
+        &self.base
+    }
+
+    fn jar(&self) -> &CookieStoreMutex {
+        &self.cookies
+    }
+
+    fn navigate<'a>(
+        &'a self,
+        method: &'a str,
+        url: url::Url,
+        fields: Vec<(String, String)>,
+    ) -> futures::future::BoxFuture<'a, Step<Page>> {
+        Box::pin(Human::navigate(self, method, url, fields, &[]))
+    }
+
+    fn exchange_in_jar(
+        &self,
+        request: reqwest::Request,
+    ) -> futures::future::BoxFuture<'_, Step<Answer>> {
+        Box::pin(Human::exchange_in_jar(self, request))
     }
 }
 

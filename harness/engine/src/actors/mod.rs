@@ -10,9 +10,10 @@ pub mod mcp_schema;
 pub mod native;
 pub mod page;
 pub mod setup;
+mod surface;
 
-pub use bot::{Bot, ToolReply};
-pub use consent::{ConsentRedirect, ConsentToken, ConsentUrl, Elicitation, PendingCall, TokenPost};
+pub use bot::{Bot, PendingCall, ToolReply};
+pub use consent::{ConsentRedirect, ConsentToken, ConsentUrl, Elicitation, TokenPost};
 pub use http::Answer;
 pub use human::Human;
 pub use links::Links;

@@ -28,12 +28,6 @@ impl std::fmt::Debug for AdminCredential {
 /// How long a Core may take from launch to a healthy `/api/healthz`.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// How long a Core process may take to print its listening line, and then
-/// again to answer `/api/healthz` with 200: an honest Core takes well under
-/// a second; a Core that never does costs each trial this, not a minute.
-/// The default of [`crate::limits::launch_step_timeout`].
-pub const LAUNCH_STEP_TIMEOUT: Duration = Duration::from_secs(20);
-
 /// What runs a stack's Core.
 #[allow(
     clippy::large_enum_variant,
@@ -76,7 +70,7 @@ impl Stack {
     /// Resolves when the Core process exits, with its status; never for a
     /// container stack (its engine reports a dead Core as a refused
     /// connection).
-    pub fn core_exited(&self) -> super::BoxFuture<'static, String> {
+    pub fn core_exited(&self) -> futures::future::BoxFuture<'static, String> {
         match &self.core {
             CoreRun::Process(child) => Box::pin(child.exited()),
             CoreRun::Containers(_) => Box::pin(std::future::pending()),
@@ -123,8 +117,7 @@ impl Stack {
                 let clean = child.stop(grace).await;
                 if let Some(dir) = &self.dir {
                     let url = self.database.as_ref().map(|d| d.url.clone());
-                    super::process::end_left_behind(dir.path().to_owned(), url.unwrap_or_default())
-                        .await;
+                    end_left_behind(dir.path().to_owned(), url.unwrap_or_default()).await;
                 }
                 clean
             }
@@ -215,4 +208,14 @@ impl std::fmt::Display for KeptStack {
             self.stop
         )
     }
+}
+
+/// Ends every process still naming a stack's directory or database URL
+/// (a daemon its Core left outside its process group, and that daemon's
+/// own children), off the async workers.
+pub(super) async fn end_left_behind(dir: PathBuf, database_url: String) {
+    let _ = tokio::task::spawn_blocking(move || {
+        crate::lifeline::end_naming(&[dir], &[database_url.as_str()])
+    })
+    .await;
 }

@@ -8,6 +8,7 @@
 //! [`Stack`] handle is what scenarios see: a base URL and the setup credential
 //! (which only the setup client may read).
 
+pub mod backend;
 mod container;
 pub mod database;
 pub mod docker;
@@ -16,8 +17,9 @@ pub mod handle;
 pub mod process;
 pub mod runtime;
 
+pub use backend::Backend;
 pub use database::{DatabaseLease, DatabaseProvider};
 pub use docker::DockerRuntime;
-pub use handle::{AdminCredential, KeptStack, LAUNCH_STEP_TIMEOUT, STARTUP_TIMEOUT, Stack};
+pub use handle::{AdminCredential, KeptStack, STARTUP_TIMEOUT, Stack};
 pub use process::ProcessRuntime;
-pub use runtime::{Backend, BoxFuture, Runtime, RuntimeKind, Seed, SnapshotDb, StackSpec};
+pub use runtime::{BoxFuture, Runtime, RuntimeKind, Seed, SnapshotDb, StackSpec};

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::handle::CoreRun;
+use super::handle::{CoreRun, end_left_behind};
 use super::{AdminCredential, Backend, BoxFuture, DatabaseProvider, Runtime, Stack, StackSpec};
 use crate::child::{ManagedChild, SharedLog, tail};
 use crate::error::{HarnessError, Result};
@@ -130,16 +130,6 @@ async fn ready(core: &mut ManagedChild) -> Result<String> {
         }
     }
     Ok(base_url)
-}
-
-/// Ends every process still naming a stack's directory or database URL
-/// (a daemon its Core left outside its process group, and that daemon's
-/// own children), off the async workers.
-pub(super) async fn end_left_behind(dir: PathBuf, database_url: String) {
-    let _ = tokio::task::spawn_blocking(move || {
-        crate::lifeline::end_naming(&[dir], &[database_url.as_str()])
-    })
-    .await;
 }
 
 /// `CORE_LISTEN` and `CORE_PUBLIC_URL` for the stack `name`. Spec §5 lets
