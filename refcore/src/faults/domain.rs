@@ -2,9 +2,14 @@
 //! (`domain::edges`) as the active fault bends it, and honestly otherwise.
 //! Each override names the faults it serves.
 
+use serde_json::Value;
+
 use crate::domain::edges::{Edges, Honest};
 use crate::domain::envelope;
 use crate::domain::grant::GrantState;
+use crate::domain::oauth;
+use crate::domain::scopes::Scopes;
+use crate::error::AppError;
 
 /// The edges of a faults build.
 #[derive(Debug, Clone, Copy)]
@@ -114,5 +119,151 @@ impl Edges for Bent {
             return !target.is_empty();
         }
         Honest.is_local_redirect(target)
+    }
+
+    /// `oauth-redirect-prefix-match`, `oauth-redirect-loose-match`.
+    fn redirect_uri_matches(&self, expected: &str, given: &str) -> bool {
+        (fault!(OauthRedirectPrefixMatch) && given.starts_with(expected))
+            || (fault!(OauthRedirectLooseMatch)
+                && given
+                    .trim_end_matches('/')
+                    .eq_ignore_ascii_case(expected.trim_end_matches('/')))
+            || Honest.redirect_uri_matches(expected, given)
+    }
+
+    /// `oauth-consent-trusts-form`: the consent form (no `response_type`)
+    /// is trusted with any redirect URI.
+    fn redirect_uri_allowed(
+        &self,
+        response_type: Option<&str>,
+        registered: &[String],
+        redirect_uri: &str,
+    ) -> bool {
+        (fault!(OauthConsentTrustsForm) && response_type.is_none())
+            || Honest.redirect_uri_allowed(response_type, registered, redirect_uri)
+    }
+
+    /// `oauth-response-type-unchecked`.
+    fn response_type_ok(&self, response_type: &str) -> bool {
+        fault!(OauthResponseTypeUnchecked) || Honest.response_type_ok(response_type)
+    }
+
+    /// `oauth-method-case-folded`, `oauth-plain-accepted` (also no method).
+    fn challenge_method(&self, given: Option<&str>) -> Option<&'static str> {
+        match given {
+            Some(m) if fault!(OauthMethodCaseFolded) && m.eq_ignore_ascii_case(oauth::S256) => {
+                Some(oauth::S256)
+            }
+            None | Some(oauth::PLAIN) if fault!(OauthPlainAccepted) => Some(oauth::PLAIN),
+            _ => Honest.challenge_method(given),
+        }
+    }
+
+    /// `pkce-verifier-max-127`.
+    fn is_verifier(&self, verifier: &str) -> bool {
+        !(fault!(PkceVerifierMax127) && verifier.len() == 128) && Honest.is_verifier(verifier)
+    }
+
+    /// `oauth-scope-unfiltered`: any Forgejo scope is granted.
+    fn offered_scope(&self, name: &str) -> bool {
+        Honest.offered_scope(name)
+            || (fault!(OauthScopeUnfiltered) && Scopes::parse(&[name]).is_ok())
+    }
+
+    /// `oauth-token-all-scopes`.
+    fn token_scopes(&self, granted: Scopes) -> Scopes {
+        if fault!(OauthTokenAllScopes) {
+            return Scopes::parse(&oauth::OFFERED_SCOPES).unwrap_or(granted);
+        }
+        Honest.token_scopes(granted)
+    }
+
+    /// `oauth-state-unencoded`.
+    fn redirect_query(&self, params: &[(&str, &str)]) -> String {
+        if fault!(OauthStateUnencoded) {
+            return params
+                .iter()
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+                .join("&");
+        }
+        Honest.redirect_query(params)
+    }
+
+    /// `redirect-query-ignored`: always `?`, even after a query.
+    fn query_separator(&self, redirect_uri: &str) -> &'static str {
+        if fault!(RedirectQueryIgnored) && redirect_uri.contains('?') {
+            return "?";
+        }
+        Honest.query_separator(redirect_uri)
+    }
+
+    /// `oauth-code-never-expires`.
+    fn expiry_horizon(&self, now: i64) -> i64 {
+        if fault!(OauthCodeNeverExpires) {
+            return i64::MIN;
+        }
+        Honest.expiry_horizon(now)
+    }
+
+    /// `oauth-code-any-client`.
+    fn same_client(&self, issued_to: &str, client: &str) -> bool {
+        fault!(OauthCodeAnyClient) || Honest.same_client(issued_to, client)
+    }
+
+    /// `oauth-skips-pkce`.
+    fn proves(&self, verifier: &str, challenge: &str, method: &str) -> bool {
+        fault!(OauthSkipsPkce) || Honest.proves(verifier, challenge, method)
+    }
+
+    /// `envelope-unknown-member-accepted`.
+    fn admits_member(&self, allowed: &[&str], key: &str) -> bool {
+        fault!(EnvelopeUnknownMemberAccepted) || Honest.admits_member(allowed, key)
+    }
+
+    /// `envelope-integral-floats-accepted`: `1.0` reads as 1.
+    fn integer(&self, value: &Value, name: &str) -> Result<i64, AppError> {
+        if let Value::Number(n) = value
+            && fault!(EnvelopeIntegralFloatsAccepted)
+            && !(n.is_i64() || n.is_u64())
+            && let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
+        {
+            return Ok(f as i64);
+        }
+        Honest.integer(value, name)
+    }
+
+    /// `envelope-publish-accepted`.
+    fn publish_ok(&self, publish: &Value) -> bool {
+        (fault!(EnvelopePublishAccepted) && *publish == Value::Bool(true))
+            || Honest.publish_ok(publish)
+    }
+
+    /// `envelope-max-off-by-one`: 33.
+    fn max_commits(&self) -> i64 {
+        Honest.max_commits() + i64::from(fault!(EnvelopeMaxOffByOne))
+    }
+
+    /// `envelope-digest-unsorted`: the paths in the order given.
+    fn digest_order<'a>(&self, given: &'a [String], sorted: &'a [String]) -> &'a [String] {
+        if fault!(EnvelopeDigestUnsorted) {
+            return given;
+        }
+        Honest.digest_order(given, sorted)
+    }
+
+    /// `envelope-traversal-accepted` (every segment passes),
+    /// `envelope-git-case-sensitive` (only `.git` in lowercase is refused).
+    fn refused_segment(&self, segment: &str) -> Option<&'static str> {
+        if fault!(EnvelopeTraversalAccepted) {
+            return None;
+        }
+        if fault!(EnvelopeGitCaseSensitive)
+            && segment != ".git"
+            && segment.eq_ignore_ascii_case(".git")
+        {
+            return None;
+        }
+        Honest.refused_segment(segment)
     }
 }
