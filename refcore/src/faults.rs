@@ -41,6 +41,17 @@ pub use fault_catalogue::refcore::{Fault, active};
 
 #[cfg(feature = "faults")]
 mod domain;
+#[cfg(feature = "faults")]
+mod service;
+
+/// The edges the service's rules answer with (`service::edges`): honest in
+/// a default build; in a faults build bent by the active fault, if it is
+/// one of the service's (`faults/service.rs`).
+#[cfg(feature = "faults")]
+pub(crate) type ServiceEdges = service::Bent;
+/// The edges the service's rules answer with: honest (a default build).
+#[cfg(not(feature = "faults"))]
+pub(crate) type ServiceEdges = crate::service::edges::Honest;
 
 /// The edges the domain's rules answer with (`domain::edges`): honest in a
 /// default build; in a faults build bent by the active fault, if it is one
