@@ -362,19 +362,5 @@ fn match_one(pattern: &[u8], text: &[u8]) -> bool {
     }
 }
 
-/// Under the `envelope-adopted-from-task` fault only: the first valid
-/// envelope found in `text` (bare, or as the value of a `repository_grant`
-/// member). A real Core never reads prose as authority (spec §8).
-pub fn found_in_text(text: &str) -> Option<Envelope> {
-    text.match_indices('{').find_map(|(i, _)| {
-        let value = serde_json::Deserializer::from_str(&text[i..])
-            .into_iter::<Value>()
-            .next()?
-            .ok()?;
-        let inner = value.get("repository_grant").unwrap_or(&value);
-        from_value(inner).ok()
-    })
-}
-
 #[cfg(test)]
 mod tests;

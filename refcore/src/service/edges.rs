@@ -6,7 +6,10 @@
 
 use sqlx::AnyConnection;
 
-use crate::db::{self, oauth::CodeRow, users::UserRow};
+use super::human::Preparation;
+use crate::db::{self, Db, oauth::CodeRow, repos::RepoRow, users::UserRow};
+use crate::domain::envelope::Envelope;
+use crate::domain::grant::{Grant, GrantState, Transition};
 use crate::domain::permission::Permission;
 use crate::error::AppError;
 
@@ -69,6 +72,60 @@ pub(crate) trait Edges {
         _source_repo_id: i64,
     ) -> Result<(), AppError> {
         Ok(())
+    }
+
+    /// Whether a permission administers a repository's grants: admin (§4).
+    fn administers_grants(perm: Permission) -> bool {
+        perm >= Permission::Admin
+    }
+
+    /// An envelope a preparation's prose holds: never read (§8: only the
+    /// `repository_grant` field is authority).
+    fn envelope_in_prose(_form: &Preparation<'_>) -> Option<Envelope> {
+        None
+    }
+
+    /// A grant's task or summary as stored: whole (§2).
+    fn stored_text(text: &str) -> &str {
+        text
+    }
+
+    /// Whether `user` may be a grant's agent: a bot only (§2).
+    fn may_be_agent(user: &UserRow) -> bool {
+        user.is_bot()
+    }
+
+    /// A decision taken before the grant lock: none, as every decision is
+    /// compared and written under it (§2 compare-and-swap).
+    async fn decided_before_lock(
+        _db: &Db,
+        _repo: &RepoRow,
+        _grant_id: i64,
+        _revision: i64,
+        _transition: Transition,
+    ) -> Result<Option<GrantState>, AppError> {
+        Ok(None)
+    }
+
+    /// Whether a grant of repository `grant_repo` is decided under `repo`'s
+    /// forms: only its own (§3 "addressed only under its own repository").
+    fn grant_in_repo(grant_repo: i64, repo: i64) -> bool {
+        grant_repo == repo
+    }
+
+    /// Whether the form's `state_revision` is the grant's (§4 stale).
+    fn revision_current(grant: i64, form: i64) -> bool {
+        grant == form
+    }
+
+    /// Whether a decision is written: always (§4).
+    fn writes_decision(_transition: Transition) -> bool {
+        true
+    }
+
+    /// Who a decision records as deciding: the human who posted it (§2).
+    fn decided_by(_grant: &Grant, user: &UserRow) -> i64 {
+        user.id
     }
 
     /// A code redeemed at the token endpoint: taken, so it redeems once (§9).
