@@ -8,8 +8,9 @@
 //! `fault-catalogue` crate, shared with refcore.
 //!
 //! A default build has no fault names at all: it does not link the
-//! catalogue, every `fault!(..)` is the constant `false`, and a set `AWG_FAULT` refuses to start, so nobody
-//! believes a fault is active when it is not.
+//! catalogue, every `fault!(..)` is the constant `false`, and a set
+//! `AWG_FAULT` refuses to start, so nobody believes a fault is active when
+//! it is not.
 
 use crate::error::ConfigError;
 

@@ -39,6 +39,34 @@ pub(crate) use fault;
 #[cfg(feature = "faults")]
 pub use fault_catalogue::refcore::{Fault, active};
 
+#[cfg(feature = "faults")]
+mod domain;
+#[cfg(feature = "faults")]
+mod service;
+
+/// The edges the service's rules answer with (`service::edges`): honest in
+/// a default build; in a faults build bent by the active fault, if it is
+/// one of the service's (`faults/service.rs`).
+#[cfg(feature = "faults")]
+pub(crate) type ServiceEdges = service::Bent;
+/// The edges the service's rules answer with: honest (a default build).
+#[cfg(not(feature = "faults"))]
+pub(crate) type ServiceEdges = crate::service::edges::Honest;
+
+/// The edges the domain's rules answer with (`domain::edges`): honest in a
+/// default build; in a faults build bent by the active fault, if it is one
+/// of the domain's (`faults/domain.rs`).
+pub fn domain_edges() -> &'static dyn crate::domain::edges::Edges {
+    #[cfg(feature = "faults")]
+    {
+        &domain::Bent
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        &crate::domain::edges::Honest
+    }
+}
+
 /// Reads `raw` (the value of `CORE_FAULT`; empty counts as unset) once, at
 /// start. A faults build activates the named fault (unless it is active on
 /// another backend only), or refuses an unknown name listing the valid

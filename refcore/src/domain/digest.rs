@@ -4,7 +4,7 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::faults::fault;
+use super::edges::edges;
 
 /// The schema name every proposal carries.
 pub const SCHEMA: &str = "agent_work_grant.v1";
@@ -38,11 +38,7 @@ pub fn proposal_digest(
         repository_id,
         schema: SCHEMA,
         summary,
-        task: if fault!(DigestNotBoundToTask) {
-            ""
-        } else {
-            task
-        },
+        task: edges().bound_task(task),
         version: VERSION,
     };
     // Serialising plain integers and strings cannot fail.

@@ -13,8 +13,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use super::edges::edges;
 use crate::error::AppError;
-use crate::faults::fault;
 
 /// The one envelope version the contract defines (a JSON string).
 pub const VERSION: &str = "1";
@@ -192,12 +192,9 @@ mod strict {
     }
 }
 
-/// Refuses members other than `allowed` (unless the
-/// `envelope-unknown-member-accepted` fault is active) and missing ones.
+/// Refuses members other than `allowed` and missing ones.
 fn members(object: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<(), AppError> {
-    if !fault!(EnvelopeUnknownMemberAccepted)
-        && object.keys().any(|k| !allowed.contains(&k.as_str()))
-    {
+    if object.keys().any(|k| !edges().admits_member(allowed, k)) {
         return Err(refuse(format!(
             "{what} has an unknown member; only {} are allowed",
             allowed.join(", ")
@@ -209,19 +206,17 @@ fn members(object: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<
     Ok(())
 }
 
-/// A JSON integer (not `1.5`, `1.0` or `"1"`).
+/// A JSON integer (its edge: [`Edges::integer`](super::edges::Edges::integer)).
 fn integer(value: &Value, name: &str) -> Result<i64, AppError> {
+    edges().integer(value, name)
+}
+
+/// A JSON integer (not `1.5`, `1.0` or `"1"`): the honest edge of [`integer`].
+pub fn json_integer(value: &Value, name: &str) -> Result<i64, AppError> {
     match value {
         Value::Number(n) if n.is_i64() || n.is_u64() => n
             .as_i64()
             .ok_or_else(|| refuse(format!("commit_count.{name} must be at most {MAX_COMMITS}"))),
-        Value::Number(n)
-            if fault!(EnvelopeIntegralFloatsAccepted)
-                && n.as_f64()
-                    .is_some_and(|f| f.fract() == 0.0 && f.abs() < 1e15) =>
-        {
-            Ok(n.as_f64().unwrap_or_default() as i64)
-        }
         _ => Err(refuse(format!(
             "commit_count.{name} must be a JSON integer"
         ))),
@@ -237,9 +232,7 @@ pub fn from_value(value: &Value) -> Result<Envelope, AppError> {
     if object["version"].as_str() != Some(VERSION) {
         return Err(refuse("version must be the string \"1\""));
     }
-    let publish_ok = object["publish"] == Value::Bool(false)
-        || (fault!(EnvelopePublishAccepted) && object["publish"] == Value::Bool(true));
-    if !publish_ok {
+    if !edges().publish_ok(&object["publish"]) {
         return Err(refuse(
             "publish must be false: version 1 grants local commits only",
         ));
@@ -252,11 +245,7 @@ pub fn from_value(value: &Value) -> Result<Envelope, AppError> {
         integer(&count["min"], "min")?,
         integer(&count["max"], "max")?,
     );
-    let ceiling = if fault!(EnvelopeMaxOffByOne) {
-        MAX_COMMITS + 1
-    } else {
-        MAX_COMMITS
-    };
+    let ceiling = edges().max_commits();
     if min < 1 {
         return Err(refuse("commit_count.min must be at least 1"));
     }
@@ -287,12 +276,7 @@ pub fn from_value(value: &Value) -> Result<Envelope, AppError> {
     if sorted.windows(2).any(|w| w[0] == w[1]) {
         return Err(refuse("allowed_paths must be unique"));
     }
-    let digest_order = if fault!(EnvelopeDigestUnsorted) {
-        &given
-    } else {
-        &sorted
-    };
-    let (_, digest) = jcs_digest(digest_order, min, max);
+    let (_, digest) = jcs_digest(edges().digest_order(&given, &sorted), min, max);
     Ok(Envelope {
         allowed_paths: sorted,
         min,
@@ -317,17 +301,8 @@ pub fn check_pattern(pattern: &str) -> Result<(), &'static str> {
     }
     let body = pattern.strip_suffix('/').unwrap_or(pattern);
     for segment in body.split('/') {
-        let git = if fault!(EnvelopeGitCaseSensitive) {
-            segment == ".git"
-        } else {
-            segment.eq_ignore_ascii_case(".git")
-        };
-        let traversal = matches!(segment, "." | "..") || git;
-        if traversal && !fault!(EnvelopeTraversalAccepted) {
-            return Err(match segment {
-                "." | ".." => "must not have a . or .. segment",
-                _ => "must not have a .git segment",
-            });
+        if let Some(rule) = edges().refused_segment(segment) {
+            return Err(rule);
         }
         if segment.is_empty() {
             return Err("must not have an empty segment");
@@ -385,20 +360,6 @@ fn match_one(pattern: &[u8], text: &[u8]) -> bool {
         Some((b'*', rest)) => (0..=text.len()).any(|skip| match_one(rest, &text[skip..])),
         Some((c, rest)) => text.first() == Some(c) && match_one(rest, &text[1..]),
     }
-}
-
-/// Under the `envelope-adopted-from-task` fault only: the first valid
-/// envelope found in `text` (bare, or as the value of a `repository_grant`
-/// member). A real Core never reads prose as authority (spec §8).
-pub fn found_in_text(text: &str) -> Option<Envelope> {
-    text.match_indices('{').find_map(|(i, _)| {
-        let value = serde_json::Deserializer::from_str(&text[i..])
-            .into_iter::<Value>()
-            .next()?
-            .ok()?;
-        let inner = value.get("repository_grant").unwrap_or(&value);
-        from_value(inner).ok()
-    })
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@
 use serde::Serialize;
 
 use super::digest::{SCHEMA, VERSION};
+use super::edges::edges;
 use super::envelope;
 use super::json::UserRef;
 use crate::error::AppError;
-use crate::faults::fault;
 
 /// A grant's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,15 +66,7 @@ impl Transition {
     pub fn apply(self, from: GrantState) -> Result<GrantState, AppError> {
         match (self, from) {
             (Transition::Confirm, GrantState::AwaitingAgent) => Ok(GrantState::AwaitingHuman),
-            (Transition::Approve, GrantState::AwaitingHuman) => Ok(GrantState::Active),
-            (Transition::Approve, GrantState::AwaitingAgent)
-                if fault!(ApproveBeforeConfirmation) =>
-            {
-                Ok(GrantState::Active)
-            }
-            (Transition::Approve, GrantState::Revoked) if fault!(ApproveRevivesRevoked) => {
-                Ok(GrantState::Active)
-            }
+            (Transition::Approve, from) if edges().approvable(from) => Ok(GrantState::Active),
             (Transition::Withdraw, GrantState::Revoked) => {
                 Err(AppError::conflict("grant is already revoked"))
             }
@@ -105,11 +97,7 @@ pub struct Triple {
 impl Triple {
     /// 409 unless the triple is exactly the grant's proposal.
     pub fn check_against(&self, grant_digest: &str) -> Result<(), AppError> {
-        let digest_matches = if fault!(DigestCaseFolded) {
-            self.digest.eq_ignore_ascii_case(grant_digest)
-        } else {
-            self.digest == grant_digest
-        };
+        let digest_matches = edges().digest_matches(&self.digest, grant_digest);
         if self.schema == SCHEMA && self.version == VERSION && digest_matches {
             Ok(())
         } else {
@@ -193,7 +181,7 @@ pub struct RepositoryGrantJson {
     pub digest: String,
     /// How many path patterns it allows.
     pub path_count: i64,
-    /// Only under the `envelope-patterns-exposed` fault.
+    /// Never shown by the contract ([`Edges::shown_patterns`](super::edges::Edges::shown_patterns)).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed_paths: Option<Vec<String>>,
 }
@@ -266,23 +254,16 @@ impl Grant {
             repository_grant: self.envelope.as_ref().map(|e| RepositoryGrantJson {
                 digest: e.digest.clone(),
                 path_count: e.path_count,
-                allowed_paths: fault!(EnvelopePatternsExposed).then(|| e.patterns()),
+                allowed_paths: edges().shown_patterns(e),
             }),
         }
     }
 }
 
-/// A stored RFC 3339 timestamp as the API shows it: unchanged, except
-/// under the `timestamps-not-rfc3339` fault.
+/// A stored RFC 3339 timestamp as the API shows it (its edge:
+/// [`Edges::wire_time`](super::edges::Edges::wire_time)).
 pub fn wire_time(stored: &str) -> String {
-    if fault!(TimestampsNotRfc3339) {
-        stored
-            .replacen('T', " ", 1)
-            .trim_end_matches('Z')
-            .to_owned()
-    } else {
-        stored.to_owned()
-    }
+    edges().wire_time(stored)
 }
 
 #[cfg(test)]

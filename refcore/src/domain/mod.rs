@@ -1,6 +1,7 @@
 //! The contract's rules, free of HTTP and SQL so both backends and both
 //! surfaces (API and browser) share one definition.
 //!
+//! - [`edges`]: the points where a rule's answer is decided, honest by default.
 //! - [`digest`]: the RFC 8785 proposal digest.
 //! - [`envelope`]: the repository grant envelope of spec §8 (parsed, not execution-enabled).
 //! - [`grant`]: grant states, transitions and the grant JSON.
@@ -12,6 +13,7 @@
 //! - [`oauth`]: delegated consent (spec §9): authorization requests, PKCE, codes.
 
 pub mod digest;
+pub mod edges;
 pub mod envelope;
 pub mod grant;
 pub mod json;

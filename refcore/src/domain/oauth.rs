@@ -12,8 +12,8 @@
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
+use super::edges::edges;
 use crate::domain::scopes::Scopes;
-use crate::faults::fault;
 
 /// The scopes an OAuth token may carry: a person's ordinary activity, reading
 /// repositories and writing Issues, nothing more.
@@ -29,7 +29,7 @@ pub const GRANT_TYPE: &str = "authorization_code";
 pub const S256: &str = "S256";
 
 /// The stored method under the `oauth-plain-accepted` fault only.
-const PLAIN: &str = "plain";
+pub const PLAIN: &str = "plain";
 
 /// Longest redirect URI and `state` accepted, in bytes: far above any real
 /// one, low enough that a URL carrying both stays a valid `Location`.
@@ -128,24 +128,18 @@ pub fn redirect_uri_registered(registered: &[String], given: &str) -> bool {
     registered.iter().any(|r| redirect_uri_matches(r, given))
 }
 
-/// Whether the redirect URI a request names is `expected`, byte for byte.
+/// Whether the redirect URI a request names is `expected`, byte for byte
+/// (its edge: [`Edges::redirect_uri_matches`](super::edges::Edges::redirect_uri_matches)).
 pub fn redirect_uri_matches(expected: &str, given: &str) -> bool {
-    given == expected
-        || (fault!(OauthRedirectPrefixMatch) && given.starts_with(expected))
-        || (fault!(OauthRedirectLooseMatch)
-            && given
-                .trim_end_matches('/')
-                .eq_ignore_ascii_case(expected.trim_end_matches('/')))
+    edges().redirect_uri_matches(expected, given)
 }
 
 /// The challenge method to store: `S256`, which is required.
 fn challenge_method(given: Option<&str>) -> Result<&'static str, Refusal> {
-    match given {
-        Some(S256) => Ok(S256),
-        Some(m) if fault!(OauthMethodCaseFolded) && m.eq_ignore_ascii_case(S256) => Ok(S256),
-        None | Some(PLAIN) if fault!(OauthPlainAccepted) => Ok(PLAIN),
-        None => Err("code_challenge_method is required and must be S256"),
-        Some(_) => Err("code_challenge_method must be S256"),
+    match (edges().challenge_method(given), given) {
+        (Some(method), _) => Ok(method),
+        (None, None) => Err("code_challenge_method is required and must be S256"),
+        (None, Some(_)) => Err("code_challenge_method must be S256"),
     }
 }
 
@@ -170,7 +164,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// Whether `verifier` proves possession for a code with this challenge.
 pub fn verifier_matches(verifier: &str, challenge: &str, method: &str) -> bool {
-    if !is_pkce_string(verifier) || (fault!(PkceVerifierMax127) && verifier.len() == 128) {
+    if !edges().is_verifier(verifier) {
         return false;
     }
     match method {
@@ -188,10 +182,7 @@ pub fn granted_scopes(requested: Option<&str>) -> Result<Scopes, Refusal> {
         None => OFFERED_SCOPES.to_vec(),
         Some(raw) => raw
             .split(' ')
-            .filter(|name| {
-                OFFERED_SCOPES.contains(name)
-                    || (fault!(OauthScopeUnfiltered) && Scopes::parse(&[name]).is_ok())
-            })
+            .filter(|name| edges().offered_scope(name))
             .collect(),
     };
     if names.is_empty() {
@@ -200,12 +191,10 @@ pub fn granted_scopes(requested: Option<&str>) -> Result<Scopes, Refusal> {
     Scopes::parse(&names).map_err(|_| "scope is not valid")
 }
 
-/// The scopes an issued token carries: the ones the code was granted.
+/// The scopes an issued token carries: the ones the code was granted (its
+/// edge: [`Edges::token_scopes`](super::edges::Edges::token_scopes)).
 pub fn token_scopes(granted: Scopes) -> Scopes {
-    if fault!(OauthTokenAllScopes) {
-        return Scopes::parse(&OFFERED_SCOPES).unwrap_or(granted);
-    }
-    granted
+    edges().token_scopes(granted)
 }
 
 /// Checks an authorization request against its client's registered
@@ -215,14 +204,11 @@ pub fn token_scopes(granted: Scopes) -> Scopes {
 /// first.
 pub fn check(raw: &RawRequest<'_>, registered: &[String]) -> Result<Request, Refusal> {
     let redirect_uri = present(raw.redirect_uri).ok_or("redirect_uri is required")?;
-    // The consent form carries no `response_type`: that fault trusts it.
-    let trusted = fault!(OauthConsentTrustsForm) && raw.response_type.is_none();
-    if !trusted && !redirect_uri_registered(registered, redirect_uri) {
+    if !edges().redirect_uri_allowed(raw.response_type, registered, redirect_uri) {
         return Err("redirect_uri is not registered for this application");
     }
     if let Some(response_type) = raw.response_type
-        && response_type != RESPONSE_TYPE
-        && !fault!(OauthResponseTypeUnchecked)
+        && !edges().response_type_ok(response_type)
     {
         return Err("response_type must be code");
     }
@@ -259,25 +245,29 @@ pub fn is_registrable_redirect_uri(uri: &str) -> bool {
 /// `redirect_uri` with `params` added to its query, URL-encoded: after `&`
 /// when it already has a query, else after `?`.
 pub fn redirect_to_client(redirect_uri: &str, params: &[(&str, &str)]) -> String {
+    let query = edges().redirect_query(params);
+    let separator = edges().query_separator(redirect_uri);
+    format!("{redirect_uri}{separator}{query}")
+}
+
+/// `params` URL-encoded as a query (the honest edge of [`redirect_to_client`]).
+pub fn encoded_query(params: &[(&str, &str)]) -> String {
     let mut query = url::form_urlencoded::Serializer::new(String::new());
     for (name, value) in params {
         query.append_pair(name, value);
     }
-    let query = match fault!(OauthStateUnencoded) {
-        true => params
-            .iter()
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect::<Vec<_>>()
-            .join("&"),
-        false => query.finish(),
-    };
-    let separator = match redirect_uri.find('?') {
+    query.finish()
+}
+
+/// What goes between a redirect URI and the query added to it: `?` when it
+/// has none, nothing when it ends in `?` or `&`, else `&` (the honest edge
+/// of [`redirect_to_client`]).
+pub fn query_separator(redirect_uri: &str) -> &'static str {
+    match redirect_uri.find('?') {
         None => "?",
-        Some(_) if fault!(RedirectQueryIgnored) => "?",
         Some(_) if redirect_uri.ends_with('?') || redirect_uri.ends_with('&') => "",
         Some(_) => "&",
-    };
-    format!("{redirect_uri}{separator}{query}")
+    }
 }
 
 /// The facts of a stored code that its redemption is checked against.
@@ -320,10 +310,7 @@ impl std::fmt::Debug for Redemption<'_> {
 /// The latest `expires_at` that is dead at `now`: a code is expired from
 /// its `expires_at` on, and the purge of dead codes uses the same line.
 pub fn expiry_horizon(now: i64) -> i64 {
-    if fault!(OauthCodeNeverExpires) {
-        return i64::MIN;
-    }
-    now
+    edges().expiry_horizon(now)
 }
 
 /// Whether a code that expires at `expires_at` is dead at `now`.
@@ -335,15 +322,14 @@ pub fn code_expired(expires_at: i64, now: i64) -> bool {
 /// its client, its exact redirect URI, alive, and the verifier of its
 /// challenge. One answer for every failure, so nothing tells which failed.
 pub fn redeems(code: &StoredCode<'_>, redemption: &Redemption<'_>, now: i64) -> bool {
-    let client = fault!(OauthCodeAnyClient) || code.client_id == redemption.client_id;
+    let client = edges().same_client(code.client_id, redemption.client_id);
     let redirect = redirect_uri_matches(code.redirect_uri, redemption.redirect_uri);
     let alive = !code_expired(code.expires_at, now);
-    let proof = fault!(OauthSkipsPkce)
-        || verifier_matches(
-            redemption.code_verifier,
-            code.code_challenge,
-            code.code_challenge_method,
-        );
+    let proof = edges().proves(
+        redemption.code_verifier,
+        code.code_challenge,
+        code.code_challenge_method,
+    );
     client && redirect && alive && proof
 }
 

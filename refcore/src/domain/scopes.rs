@@ -1,6 +1,8 @@
 //! Forgejo access-token scopes. `write:X` implies `read:X`; a password
 //! (Basic auth) carries every scope, as in Forgejo.
 
+use super::edges::edges;
+
 /// The scope names a token may carry (spec §1).
 pub const ALL: [&str; 8] = [
     "read:repository",
@@ -85,8 +87,10 @@ impl Scopes {
             return true;
         }
         match scope.strip_prefix("read:") {
-            Some("repository") if crate::faults::fault!(WriteRepositoryNotRead) => false,
-            Some(area) => self.names.iter().any(|n| n == &format!("write:{area}")),
+            Some(area) => {
+                edges().write_implies_read(area)
+                    && self.names.iter().any(|n| n == &format!("write:{area}"))
+            }
             None => false,
         }
     }

@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
+use super::edges::edges;
 use super::grant::GrantJson;
 use super::json::UserRef;
-use crate::faults::fault;
 
 /// A stored submission with where its Issue is now.
 #[derive(Debug, Clone)]
@@ -38,8 +38,7 @@ pub struct Submission {
 pub fn status(receipt: (i64, i64), current: Option<(i64, i64)>) -> &'static str {
     match current {
         None => "issue_deleted",
-        Some(now) if now == receipt || fault!(MovedIssueReadsSubmitted) => "submitted",
-        Some(now) if now.0 == receipt.0 && fault!(MovedBackReadsSubmitted) => "submitted",
+        Some(now) if edges().binding_kept(receipt, now) => "submitted",
         Some(_) => "issue_binding_changed",
     }
 }

@@ -1,8 +1,8 @@
 //! Value rules for text, names and request keys. Text is strict UTF-8 kept
 //! whole: nothing here trims or rewrites, it only accepts or refuses (422).
 
+use super::edges::edges;
 use crate::error::AppError;
-use crate::faults::fault;
 
 /// Longest `redirect_to` the login form follows, in bytes: the longest
 /// authorize path and query refcore serves, the way back it exists for.
@@ -21,7 +21,7 @@ const RESERVED_LOGINS: [&str; 5] = ["api", "user", "assets", "explore", "login"]
 
 /// Refuses NUL, which PostgreSQL cannot store; both backends answer 422.
 pub fn no_nul(field: &str, value: &str) -> Result<(), AppError> {
-    if value.contains('\0') && !fault!(NulAcceptedOnSqlite) {
+    if value.contains('\0') && edges().refuses_nul() {
         return Err(AppError::invalid(format!("{field} must not contain NUL")));
     }
     Ok(())
@@ -30,15 +30,10 @@ pub fn no_nul(field: &str, value: &str) -> Result<(), AppError> {
 /// An Issue title: 1–255 characters, not only whitespace, no NUL.
 pub fn title(value: &str) -> Result<(), AppError> {
     no_nul("title", value)?;
-    let blank = if fault!(BlankTitleSpacesOnly) {
-        value.trim_matches(' ').is_empty()
-    } else {
-        value.trim().is_empty()
-    };
-    if blank && !fault!(BlankTitleAccepted) {
+    if edges().blank_title(value) {
         return Err(AppError::invalid("title must not be blank"));
     }
-    if value.chars().count() > MAX_TITLE_CHARS && !fault!(TitleLimitOff) {
+    if edges().title_too_long(value) {
         return Err(AppError::invalid("title must be at most 255 characters"));
     }
     Ok(())
@@ -47,7 +42,7 @@ pub fn title(value: &str) -> Result<(), AppError> {
 /// An Issue body: at most 262,144 bytes, no NUL; empty is allowed.
 pub fn body(value: &str) -> Result<(), AppError> {
     no_nul("body", value)?;
-    if value.len() > MAX_BODY_BYTES && !fault!(BodyLimitOff) {
+    if edges().body_too_long(value) {
         return Err(AppError::invalid("body must be at most 262144 bytes"));
     }
     Ok(())
@@ -77,9 +72,15 @@ pub fn name_label(value: &str) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Whether `value` is a request key (its edge:
+/// [`Edges::is_request_key`](super::edges::Edges::is_request_key)).
+pub fn is_request_key(value: &str) -> bool {
+    edges().is_request_key(value)
+}
+
 /// Whether `value` is a canonical lowercase UUIDv4 (version 4, RFC 4122
 /// variant), the only request-key form the contract accepts.
-pub fn is_request_key(value: &str) -> bool {
+pub fn is_canonical_uuid_v4(value: &str) -> bool {
     let bytes = value.as_bytes();
     if bytes.len() != 36 {
         return false;
@@ -87,7 +88,6 @@ pub fn is_request_key(value: &str) -> bool {
     for (i, &b) in bytes.iter().enumerate() {
         let ok = match i {
             8 | 13 | 18 | 23 => b == b'-',
-            _ if fault!(RequestKeyLenient) => b.is_ascii_hexdigit(),
             14 => b == b'4',
             19 => matches!(b, b'8' | b'9' | b'a' | b'b'),
             _ => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),
@@ -153,9 +153,11 @@ pub fn new_repo_name(value: &str) -> Result<(), AppError> {
 /// (no space or control character: browsers drop tabs and newlines, which
 /// could make `/\t/host` into `//host`), at most [`MAX_REDIRECT_TO_BYTES`].
 pub fn is_local_redirect(target: &str) -> bool {
-    if fault!(OauthLoginOpenRedirect) {
-        return !target.is_empty();
-    }
+    edges().is_local_redirect(target)
+}
+
+/// The rule of [`is_local_redirect`], the honest edge.
+pub fn is_local_path(target: &str) -> bool {
     target.len() <= MAX_REDIRECT_TO_BYTES
         && target.starts_with('/')
         && !target.starts_with("//")

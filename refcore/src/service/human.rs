@@ -3,6 +3,7 @@
 //! compare-and-swap on the `state_revision` the form carried.
 
 use super::access;
+use super::edges::{Edge, Edges};
 use crate::db::{self, Db, repos::RepoRow, users::UserRow};
 use crate::domain::envelope;
 use crate::domain::grant::{Grant, Transition};
@@ -10,7 +11,6 @@ use crate::domain::permission::Permission;
 use crate::domain::submission::Submission;
 use crate::domain::validate;
 use crate::error::AppError;
-use crate::faults::fault;
 
 /// 404 unless `user` is an admin of `owner/repo` (no hint that it exists).
 pub async fn admin_repo(
@@ -21,8 +21,7 @@ pub async fn admin_repo(
 ) -> Result<RepoRow, AppError> {
     let mut conn = db.conn().await?;
     let (repo, perm) = access::visible_repo(&mut conn, Some(user), owner, repo).await?;
-    let writer_passes = fault!(WriteCollaboratorAdministersGrants) && perm >= Permission::Write;
-    if perm < Permission::Admin && !writer_passes {
+    if !Edge::administers_grants(perm) {
         return Err(AppError::NotFound);
     }
     Ok(repo)
@@ -83,16 +82,10 @@ pub struct Preparation<'a> {
 
 /// The envelope a preparation carries: only its own `repository_grant`
 /// field, parsed strictly (spec §8). Task and summary are prose and never
-/// authority; only the `envelope-adopted-from-task` fault reads them.
+/// authority.
 fn envelope_of(form: &Preparation<'_>) -> Result<Option<envelope::Stored>, AppError> {
     let explicit = envelope::parse(form.repository_grant)?;
-    let adopted = || {
-        fault!(EnvelopeAdoptedFromTask)
-            .then(|| {
-                envelope::found_in_text(form.task).or_else(|| envelope::found_in_text(form.summary))
-            })
-            .flatten()
-    };
+    let adopted = || Edge::envelope_in_prose(form);
     Ok(explicit.or_else(adopted).map(|e| e.stored()))
 }
 
@@ -108,11 +101,7 @@ pub async fn prepare(
     validate::grant_text("task", task)?;
     validate::grant_text("summary", summary)?;
     validate::no_nul("agent", agent_login)?;
-    let (task, summary) = if fault!(GrantTextTrimmed) {
-        (task.trim(), summary.trim())
-    } else {
-        (task, summary)
-    };
+    let (task, summary) = (Edge::stored_text(task), Edge::stored_text(summary));
     let envelope = envelope_of(form)?;
     let mut tx = db.begin_write().await?;
     let agent = if validate::is_name(agent_login) {
@@ -121,7 +110,7 @@ pub async fn prepare(
         None
     };
     let agent = agent
-        .filter(|u| u.is_bot() || fault!(PrepareAcceptsHumanAgent))
+        .filter(Edge::may_be_agent)
         .ok_or_else(|| AppError::invalid("agent must be the login of an existing bot user"))?;
     let now = db::now();
     let id = db::grants::insert(
@@ -151,35 +140,27 @@ pub async fn decide(
     revision: i64,
     transition: Transition,
 ) -> Result<(), AppError> {
-    let early = if fault!(ConcurrentDecisionsBothApply) {
-        Some(decision_before_lock(db, repo, grant_id, revision, transition).await?)
-    } else {
-        None
-    };
+    let early = Edge::decided_before_lock(db, repo, grant_id, revision, transition).await?;
     let mut tx = db.begin_write().await?;
     let grant = db::grants::by_id(&mut tx, grant_id, db.for_update())
         .await?
-        .filter(|g| g.repo_id == repo.id || fault!(GrantFormsAnyRepository))
+        .filter(|g| Edge::grant_in_repo(g.repo_id, repo.id))
         .ok_or(AppError::NotFound)?;
-    if early.is_none() && grant.state_revision != revision && !fault!(StaleRevisionAccepted) {
+    if early.is_none() && !Edge::revision_current(grant.state_revision, revision) {
         return Err(stale());
     }
     let next = match early {
         Some(next) => next,
         None => transition.apply(grant.state)?,
     };
-    let skipped = fault!(ApproveKeepsState) && transition == Transition::Approve;
-    let applied = skipped
+    let applied = !Edge::writes_decision(transition)
         || db::grants::transition(
             &mut tx,
             grant.id,
             grant.state,
             grant.state_revision,
             next,
-            match fault!(ApprovedByPreparer) {
-                true => grant.prepared_by.id,
-                false => user.id,
-            },
+            Edge::decided_by(&grant, user),
             &db::now(),
         )
         .await?;
@@ -190,38 +171,8 @@ pub async fn decide(
     Ok(())
 }
 
-/// How long the `concurrent-decisions-both-apply` fault waits between its
-/// unlocked check and its write: wide enough that both forms of a
-/// simultaneous pair pass the check, so the fault shows on every run.
-const RACE_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// Only the `concurrent-decisions-both-apply` fault calls this (a real
-/// decision compares the revision under the grant lock): the revision and
-/// the state are checked on a plain read, and the write that follows applies
-/// to whatever the grant is by then. Two forms posted at once with the same
-/// `state_revision` then both apply.
-async fn decision_before_lock(
-    db: &Db,
-    repo: &RepoRow,
-    grant_id: i64,
-    revision: i64,
-    transition: Transition,
-) -> Result<crate::domain::grant::GrantState, AppError> {
-    let mut conn = db.conn().await?;
-    let grant = db::grants::by_id(&mut conn, grant_id, "")
-        .await?
-        .filter(|g| g.repo_id == repo.id)
-        .ok_or(AppError::NotFound)?;
-    drop(conn);
-    if grant.state_revision != revision {
-        return Err(stale());
-    }
-    let next = transition.apply(grant.state)?;
-    tokio::time::sleep(RACE_WINDOW).await;
-    Ok(next)
-}
-
-fn stale() -> AppError {
+/// The 409 of a decision whose `state_revision` is no longer the grant's.
+pub(crate) fn stale() -> AppError {
     AppError::conflict(
         "The grant changed since this page was loaded. Reload the grant and decide again.",
     )

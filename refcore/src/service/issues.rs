@@ -1,13 +1,12 @@
 //! Ordinary Issues (never attributed to a grant), reads, deletion and moves.
 
 use super::access;
+use super::edges::{Edge, Edges};
 use crate::db::{self, issues::IssueRow, users::UserRow};
-use crate::domain::grant::GrantState;
 use crate::domain::json::{IssueGrantJson, IssueJson, IssueRepoJson, UserRef};
 use crate::domain::permission::Permission;
 use crate::domain::validate;
 use crate::error::AppError;
-use crate::faults::fault;
 use crate::state::AppState;
 
 /// The Issue JSON of a row.
@@ -51,11 +50,7 @@ pub async fn create(
     validate::body(body)?;
     let mut tx = state.db.begin_write().await?;
     let repo = access::repo_with(&mut tx, Some(user), owner, repo, Permission::Write).await?;
-    let marker = if fault!(AttributionOnOrdinaryIssues) {
-        held_grant(&mut tx, user, repo.id).await?
-    } else {
-        None
-    };
+    let marker = Edge::ordinary_issue_grant(&mut tx, user, repo.id).await?;
     let (id, _) = db::issues::insert(
         &mut tx,
         &db::issues::NewIssue {
@@ -73,22 +68,6 @@ pub async fn create(
         .ok_or_else(|| AppError::Internal("issue vanished in its transaction".into()))?;
     tx.commit().await?;
     Ok(to_json(state, &issue))
-}
-
-/// The poster's first active grant in the repository and a fresh key: only
-/// the `attribution-on-ordinary-issues` fault uses it.
-async fn held_grant(
-    conn: &mut sqlx::AnyConnection,
-    user: &UserRow,
-    repo_id: i64,
-) -> Result<Option<(i64, String)>, AppError> {
-    let active = [GrantState::Active];
-    let page = db::grants::agent_page(conn, user.id, user.is_admin, &active, 0, 50).await?;
-    Ok(page
-        .grants
-        .into_iter()
-        .find(|g| g.repo_id == repo_id)
-        .map(|g| (g.id, uuid::Uuid::new_v4().to_string())))
 }
 
 /// Reads Issue `index` of a repository visible to `user`.
@@ -131,11 +110,7 @@ pub async fn edit(
     let issue = db::issues::by_index(&mut tx, repo.id, index)
         .await?
         .ok_or(AppError::NotFound)?;
-    let may_edit = match fault!(IssueEditByWriter) {
-        true => Permission::Write,
-        false => Permission::Admin,
-    };
-    if issue.poster_id != user.id && perm < may_edit {
+    if issue.poster_id != user.id && perm < Edge::edits_others_issues() {
         return Err(AppError::forbidden(
             "only the poster or a repository admin may edit an issue",
         ));
@@ -176,19 +151,12 @@ pub async fn delete(
     index: i64,
 ) -> Result<(), AppError> {
     let mut tx = state.db.begin_write().await?;
-    let needed = if fault!(WriterDeletesIssues) {
-        Permission::Write
-    } else {
-        Permission::Admin
-    };
-    let repo = access::repo_with(&mut tx, Some(user), owner, repo, needed).await?;
+    let repo = access::repo_with(&mut tx, Some(user), owner, repo, Edge::deletes_issues()).await?;
     let issue = db::issues::by_index(&mut tx, repo.id, index)
         .await?
         .ok_or(AppError::NotFound)?;
     db::issues::delete(&mut tx, issue.id).await?;
-    if fault!(DeletedIssueFreesKey) {
-        db::submissions::delete_for_issue(&mut tx, issue.id).await?;
-    }
+    Edge::after_issue_deleted(&mut tx, issue.id).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -207,16 +175,7 @@ pub async fn move_issue(
         .await?
         .ok_or(AppError::NotFound)?;
     let target = access::repo_with(&mut tx, Some(user), owner, repo, Permission::Admin).await?;
-    if fault!(RepoAdminMovesIssues) && !user.is_admin {
-        // The site-admin check was skipped: the caller administers the
-        // target; it must administer the Issue's repository too.
-        let source = db::repos::by_id(&mut tx, issue.repo_id)
-            .await?
-            .ok_or(AppError::NotFound)?;
-        if access::permission(&mut tx, Some(user), &source).await? < Permission::Admin {
-            return Err(AppError::NotFound);
-        }
-    }
+    Edge::check_issue_mover(&mut tx, user, issue.repo_id).await?;
     if target.id == issue.repo_id {
         return Err(AppError::invalid("the issue is already in that repository"));
     }

@@ -11,6 +11,7 @@
 
 pub mod access;
 pub mod agent;
+pub mod edges;
 pub mod human;
 pub mod issues;
 pub mod oauth;

@@ -5,13 +5,13 @@
 
 use std::time::Duration;
 
+use super::edges::{Edge, Edges};
 use crate::auth::secrets;
 use crate::db::{self, Db, oauth::AppRow, users::UserRow};
 use crate::domain::oauth::{self, RawRequest, Redemption, Request, StoredCode};
 use crate::domain::scopes::Scopes;
 use crate::domain::validate;
 use crate::error::AppError;
-use crate::faults::fault;
 
 /// Most redirect URIs one application may register.
 const MAX_REDIRECT_URIS: usize = 10;
@@ -71,14 +71,13 @@ pub async fn authorize(db: &Db, raw: &RawRequest<'_>) -> Result<Authorization, A
         .client_id
         .filter(|c| !c.is_empty())
         .ok_or_else(|| AppError::bad_request("client_id is required"))?;
-    let app = if client_id.len() <= oauth::MAX_CLIENT_ID_BYTES
-        && (!client_id.contains('\0') || fault!(ClientIdNulReachesDatabase))
-    {
-        let mut conn = db.conn().await?;
-        db::oauth::app_by_client_id(&mut conn, client_id).await?
-    } else {
-        None
-    };
+    let app =
+        if client_id.len() <= oauth::MAX_CLIENT_ID_BYTES && Edge::looks_up_client_id(client_id) {
+            let mut conn = db.conn().await?;
+            db::oauth::app_by_client_id(&mut conn, client_id).await?
+        } else {
+            None
+        };
     let app = app.ok_or_else(|| AppError::bad_request("client_id names no application"))?;
     let request = oauth::check(raw, &app.redirect_uris).map_err(AppError::bad_request)?;
     Ok(Authorization { app, request })
@@ -191,11 +190,7 @@ pub async fn exchange(
 ) -> Result<IssuedToken, AppError> {
     let code_hash = secrets::sha256_hex(request.code);
     let mut tx = db.begin_write().await?;
-    let found = if fault!(OauthCodeReusable) {
-        db::oauth::peek_code(&mut tx, &code_hash).await?
-    } else {
-        db::oauth::take_code(&mut tx, &code_hash).await?
-    };
+    let found = Edge::redeem_code(&mut tx, &code_hash).await?;
     let Some(code) = found else {
         return Err(invalid_grant());
     };

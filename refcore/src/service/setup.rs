@@ -2,6 +2,7 @@
 //! collaborators, for the harness's fixture step.
 
 use super::access;
+use super::edges::{Edge, Edges};
 use crate::auth::{Caller, secrets};
 use crate::db::{self, Db, repos::RepoRow, users::UserRow};
 use crate::domain::json::{RepoJson, UserRef};
@@ -9,7 +10,6 @@ use crate::domain::permission::Permission;
 use crate::domain::scopes::Scopes;
 use crate::domain::validate;
 use crate::error::AppError;
-use crate::faults::fault;
 use crate::state::AppState;
 
 /// The repository JSON.
@@ -94,7 +94,7 @@ pub async fn user_named(db: &Db, login: &str) -> Result<UserRow, AppError> {
 /// Token management is allowed to the user itself signed in with its
 /// password (as Forgejo requires) or to a site admin with `write:admin`.
 pub fn may_manage_tokens(caller: &Caller, target: &UserRow) -> Result<(), AppError> {
-    if caller.user.id == target.id && (caller.by_password || fault!(TokenMintsTokens)) {
+    if caller.user.id == target.id && Edge::manages_own_tokens(caller.by_password) {
         return Ok(());
     }
     if caller.user.is_admin && caller.scopes.allows("write:admin") {
@@ -242,12 +242,14 @@ pub async fn set_collaborator(
     permission: Option<Permission>,
 ) -> Result<(), AppError> {
     let mut tx = db.begin_write().await?;
-    let needed = if fault!(WriterManagesCollaborators) {
-        Permission::Write
-    } else {
-        Permission::Admin
-    };
-    let repo = access::repo_with(&mut tx, Some(user), owner, repo, needed).await?;
+    let repo = access::repo_with(
+        &mut tx,
+        Some(user),
+        owner,
+        repo,
+        Edge::manages_collaborators(),
+    )
+    .await?;
     let target = if validate::is_name(login) {
         db::users::by_login(&mut tx, login).await?
     } else {
