@@ -281,7 +281,7 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
         "Basic login:token",
         "Basic login:password",
     ];
-    for (kind, value) in kinds.iter().zip(ctx.bot_authorization_headers(LAB_BOT)?) {
+    for (kind, value) in kinds.iter().zip(ctx.tokens().bot_authorization_headers(LAB_BOT)?) {
         refused.push(Refused {
             label: format!("bot ({kind})"),
             browser: bot.clone(),

@@ -6,8 +6,8 @@
 //! One file per facet of the context, each an `impl Ctx` of its own:
 //! `stack.rs` (the context, its stack, the clock), `humans.rs`, `bots.rs`
 //! (their adapters and native clients), `credentials.rs` (tokens and
-//! `Authorization` values), `consent.rs` (the fault proxy and spec §9), and
-//! `checks.rs` (steps, observations, assertions).
+//! `Authorization` values, behind `ctx.tokens()`), `consent.rs` (the fault
+//! proxy and spec §9), and `checks.rs` (steps, observations, assertions).
 
 mod bots;
 mod checks;
@@ -18,5 +18,5 @@ mod stack;
 
 pub use bots::BotBuilder;
 pub use checks::{json_text, stable};
-pub use credentials::{BotToken, Credentials, basic};
+pub use credentials::{BotToken, Credentials, Tokens, basic};
 pub use stack::Ctx;
