@@ -259,7 +259,7 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
     ctx.step("alice prepares four grants for lab-bot, which confirms them");
     let alice = humans[0].1.clone();
     let grants = grants_in(ctx, &alice, &[state::AWAITING_HUMAN; 4]).await?;
-    let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
+    let client = ctx.consent().oauth_app(&[REDIRECT.to_owned()]).await?;
     let url = consent_url(ctx, &client)?;
     let consent = alice.consent_form(&url, true).await?;
 
@@ -281,7 +281,7 @@ async fn browser_caller_matrix(ctx: &mut Ctx) -> Outcome {
         "Basic login:token",
         "Basic login:password",
     ];
-    for (kind, value) in kinds.iter().zip(ctx.bot_authorization_headers(LAB_BOT)?) {
+    for (kind, value) in kinds.iter().zip(ctx.tokens().bot_authorization_headers(LAB_BOT)?) {
         refused.push(Refused {
             label: format!("bot ({kind})"),
             browser: bot.clone(),

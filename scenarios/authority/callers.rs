@@ -128,7 +128,7 @@ impl Caller {
             Who::Agent | Who::OtherBot if scopes == FIXTURE => ctx.native(&login)?,
             Who::Agent | Who::OtherBot => ctx.native_with_scopes(&login, scopes).await?,
             _ => {
-                let token = ctx.mint_human_token(&login, scopes).await?;
+                let token = ctx.tokens().mint_human_token(&login, scopes).await?;
                 ctx.native_with_token(&token)?
             }
         };

@@ -283,8 +283,8 @@ async fn setup_route_authority_matrix(ctx: &mut Ctx) -> Outcome {
             .ok_or_else(|| Abort::errored(format!("no caller {who:?} with {scopes:?}")))
     };
     let (mallory, rita) = (by(Who::Stranger, USER_FULL)?, by(Who::Reader, USER_FULL)?);
-    let own = ctx.mint_human_token("mallory", UNRELATED).await?;
-    let password = ctx.authorizations("mallory", Some(&own), |c| {
+    let own = ctx.tokens().mint_human_token("mallory", UNRELATED).await?;
+    let password = ctx.tokens().authorizations("mallory", Some(&own), |c| {
         let value = basic(&format!("{}:{}", c.login, c.password));
         vec![("mallory's Basic login:password".into(), Some(value))]
     })?;

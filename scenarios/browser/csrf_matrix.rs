@@ -172,7 +172,7 @@ async fn browser_csrf_matrix(ctx: &mut Ctx) -> Outcome {
         confirm(ctx, &grant).await?;
         grants.push(grant);
     }
-    let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
+    let client = ctx.consent().oauth_app(&[REDIRECT.to_owned()]).await?;
     let url = consent_url(ctx, &client)?;
     let witness = Unchanged::watching(ctx, &[&grants[0], &grants[1]]).await?;
 
@@ -315,7 +315,7 @@ async fn browser_csrf_expired_matrix(ctx: &mut Ctx) -> Outcome {
     alice.login().await?;
     let (grant, _) = alice.prepare_grant(LAB, LAB_BOT, "task", "summary").await?;
     confirm(ctx, &grant).await?;
-    let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
+    let client = ctx.consent().oauth_app(&[REDIRECT.to_owned()]).await?;
     let url = consent_url(ctx, &client)?;
     let witness = Unchanged::watching(ctx, &[&grant]).await?;
     let new_page = core_api::new_grant_page(LAB);

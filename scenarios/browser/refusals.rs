@@ -256,7 +256,7 @@ async fn bot_token_cannot_drive_browser(ctx: &mut Ctx) -> Outcome {
     )?;
     ctx.observe("bot login", &landed.status);
 
-    let headers = ctx.bot_authorization_headers(LAB_BOT)?;
+    let headers = ctx.tokens().bot_authorization_headers(LAB_BOT)?;
     let kinds = [
         "token",
         "Bearer",

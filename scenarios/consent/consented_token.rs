@@ -70,7 +70,7 @@ async fn consent_is_not_approval(ctx: &mut Ctx) -> Outcome {
                 .all(|s| oauth::MAX_SCOPES.contains(&s.as_str())),
         &format!("{:?}", token.scopes()),
     )?;
-    let native = ctx.native_with_consent(CONSENTER, &token)?;
+    let native = ctx.consent().native_with_consent(CONSENTER, &token)?;
     let answer = native
         .call(
             "PUT",
@@ -126,12 +126,12 @@ async fn no_consent_token_on_disk(ctx: &mut Ctx) -> Outcome {
     ctx.step("the disk and the logs, with the session open");
     ctx.expect_eq(
         "places holding the token",
-        ctx.places_holding(&token)?,
+        ctx.consent().places_holding(&token)?,
         Vec::new(),
     )?;
     ctx.step("the session ends");
     bot.end_session().await?;
-    let places = ctx.places_holding(&token)?;
+    let places = ctx.consent().places_holding(&token)?;
     ctx.expect_eq("places holding the token", places.clone(), Vec::new())?;
     ctx.observe("how many places hold the token", &places.len());
     Ok(())

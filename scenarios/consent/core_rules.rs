@@ -198,7 +198,7 @@ async fn consent_authorize_refuses_what_is_not_registered(ctx: &mut Ctx) -> Outc
     // one (as a path or a prefix), an unknown client, a missing challenge and
     // a `plain` challenge.
     ctx.step("an application is registered with one redirect URI; alice signs in");
-    let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
+    let client = ctx.consent().oauth_app(&[REDIRECT.to_owned()]).await?;
     let alice = ctx.human(CONSENTER)?;
     alice.login().await?;
     let verifier = oauth::verifier();
@@ -296,9 +296,10 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     // `read:repository` carries only that and cannot create an Issue (403).
     ctx.step("two applications are registered; alice signs in");
     let client = ctx
+        .consent()
         .oauth_app(&[REDIRECT.to_owned(), REDIRECT_2.to_owned()])
         .await?;
-    let other = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
+    let other = ctx.consent().oauth_app(&[REDIRECT.to_owned()]).await?;
     let alice = ctx.human(CONSENTER)?;
     alice.login().await?;
 
@@ -307,6 +308,7 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     let wrong = oauth::verifier();
     ctx.register_secret(&wrong);
     let answer = ctx
+        .consent()
         .token_request(&exchange(&code, REDIRECT, &client, Some(&wrong)))
         .await?;
     expect_invalid_grant(ctx, "a wrong verifier", &answer)?;
@@ -314,6 +316,7 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     ctx.step("no verifier");
     let (code, _) = code_for(ctx, &alice, &client, REDIRECT).await?;
     let answer = ctx
+        .consent()
         .token_request(&exchange(&code, REDIRECT, &client, None))
         .await?;
     // RFC 6749 §5.2 names a missing parameter `invalid_request`; either
@@ -337,6 +340,7 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
         let (code, verifier) =
             code_with(ctx, &alice, (&client, REDIRECT), FULL_SCOPE, verifier).await?;
         let answer = ctx
+            .consent()
             .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
             .await?;
         expect_token(ctx, &format!("a verifier of {length} characters"), &answer)?;
@@ -345,10 +349,12 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     ctx.step("the right exchange, then the same code again");
     let (code, verifier) = code_for(ctx, &alice, &client, REDIRECT).await?;
     let answer = ctx
+        .consent()
         .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
         .await?;
     expect_token(ctx, "the right exchange", &answer)?;
     let answer = ctx
+        .consent()
         .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
         .await?;
     expect_invalid_grant(ctx, "a reused code", &answer)?;
@@ -356,6 +362,7 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     ctx.step("the code of one application exchanged as another's");
     let (code, verifier) = code_for(ctx, &alice, &client, REDIRECT).await?;
     let answer = ctx
+        .consent()
         .token_request(&exchange(&code, REDIRECT, &other, Some(&verifier)))
         .await?;
     expect_invalid_grant(ctx, "another client's code", &answer)?;
@@ -363,6 +370,7 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     ctx.step("a code issued for one redirect URI exchanged with the other");
     let (code, verifier) = code_for(ctx, &alice, &client, REDIRECT).await?;
     let answer = ctx
+        .consent()
         .token_request(&exchange(&code, REDIRECT_2, &client, Some(&verifier)))
         .await?;
     expect_invalid_grant(ctx, "another redirect URI", &answer)?;
@@ -371,16 +379,17 @@ async fn consent_token_endpoint_binds_the_code(ctx: &mut Ctx) -> Outcome {
     let (code, verifier) =
         code_with_scope(ctx, &alice, &client, REDIRECT, "read:repository").await?;
     let answer = ctx
+        .consent()
         .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
         .await?;
     expect_token(ctx, "read:repository only", &answer)?;
-    let token = ctx.consent_token_in(&answer)?;
+    let token = ctx.consent().consent_token_in(&answer)?;
     ctx.expect_eq(
         "the token carries the requested scope only",
         token.scopes(),
         vec!["read:repository".to_owned()],
     )?;
-    let native = ctx.native_with_consent(CONSENTER, &token)?;
+    let native = ctx.consent().native_with_consent(CONSENTER, &token)?;
     let before = crate::support::flows::issue_count(ctx, crate::support::flows::LAB).await?;
     let answer = native
         .call(
@@ -453,12 +462,13 @@ async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
     // least one; the late exchange comes 3.2 s after the code was issued, a
     // second to spare for a Core that compares whole seconds with `>`.
     ctx.step("an application is registered; alice signs in");
-    let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
+    let client = ctx.consent().oauth_app(&[REDIRECT.to_owned()]).await?;
     let alice = ctx.human(CONSENTER)?;
     alice.login().await?;
     ctx.step("a code exchanged at once");
     let (code, verifier) = code_for(ctx, &alice, &client, REDIRECT).await?;
     let answer = ctx
+        .consent()
         .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
         .await?;
     expect_token(ctx, "within its lifetime", &answer)?;
@@ -466,6 +476,7 @@ async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
     let (code, verifier) = code_for(ctx, &alice, &client, REDIRECT).await?;
     ctx.wait_out(std::time::Duration::from_millis(3_200)).await;
     let answer = ctx
+        .consent()
         .token_request(&exchange(&code, REDIRECT, &client, Some(&verifier)))
         .await?;
     expect_invalid_grant(ctx, "an expired code", &answer)
@@ -478,7 +489,7 @@ async fn expired_consent_code_is_invalid_grant(ctx: &mut Ctx) -> Outcome {
 async fn consent_form_needs_its_own_csrf(ctx: &mut Ctx) -> Outcome {
     // Another session: mallory's live `_csrf` on alice's form.
     ctx.step("an application is registered; alice and mallory sign in");
-    let client = ctx.oauth_app(&[REDIRECT.to_owned()]).await?;
+    let client = ctx.consent().oauth_app(&[REDIRECT.to_owned()]).await?;
     let alice = ctx.human(CONSENTER)?;
     alice.login().await?;
     let mallory = ctx.human("mallory")?;

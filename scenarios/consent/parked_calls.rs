@@ -175,7 +175,7 @@ pub async fn pasted_token_reply(ctx: &mut Ctx, login: &str) -> Step<ToolReply> {
     ctx.step(&format!(
         "{login} pastes a token of their own (read:repository write:issue) into an adapter"
     ));
-    let token = ctx.mint_human_token(login, &oauth::MAX_SCOPES).await?;
+    let token = ctx.tokens().mint_human_token(login, &oauth::MAX_SCOPES).await?;
     let pasted = ctx.bot_builder(login).token(&token).start().await?;
     let reply = pasted.call(READ_TOOL, read_args()).await?;
     ctx.expect_tool_ok("the pasted token reads the repository", &reply)?;

@@ -215,7 +215,7 @@ async fn exact_replay_token_deleted(ctx: &mut Ctx) -> Outcome {
     // 401 natively, and `unauthenticated` through an adapter holding the
     // deleted token.
     ctx.step("lab-bot gets a token of its own for this work");
-    let token = ctx.mint_bot_token(LAB_BOT).await?;
+    let token = ctx.tokens().mint_bot_token(LAB_BOT).await?;
     let bot = ctx.bot_builder(LAB_BOT).token(&token).start().await?;
     let native = ctx.native_with_token(&token)?;
     let (grant, proposal) = active(ctx, &bot, "exact replay: deleted token").await?;
@@ -231,7 +231,7 @@ async fn exact_replay_token_deleted(ctx: &mut Ctx) -> Outcome {
     let before = watch.take(ctx).await?;
 
     ctx.step("the token is deleted; lab-bot replays identically");
-    ctx.delete_bot_token(&token).await?;
+    ctx.tokens().delete_bot_token(&token).await?;
     let answer = native.submit(&grant, &proposal, &submission).await?;
     flows::expect_native_error(ctx, "the native replay with a deleted token", &answer, 401)?;
     let reply = bot.submit(&grant, &proposal, &submission).await?;
@@ -248,7 +248,7 @@ async fn exact_replay_token_deleted(ctx: &mut Ctx) -> Outcome {
     let denied = (answer.status, reply.error_code().map(str::to_owned));
 
     ctx.step("lab-bot gets a new token; the identical replay answers 200 again");
-    let renewed = ctx.mint_bot_token(LAB_BOT).await?;
+    let renewed = ctx.tokens().mint_bot_token(LAB_BOT).await?;
     let answer = ctx
         .native_with_token(&renewed)?
         .submit(&grant, &proposal, &submission)

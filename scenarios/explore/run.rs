@@ -220,7 +220,7 @@ impl World {
                 token: None,
             });
         }
-        let token = ctx.mint_bot_token(LAB_BOT).await?;
+        let token = ctx.tokens().mint_bot_token(LAB_BOT).await?;
         Ok(Agent {
             native: ctx.native_with_token(&token)?,
             token: Some(token),
@@ -261,7 +261,7 @@ impl World {
             }
             Op::DeleteToken => {
                 if let Some(token) = &bot.token {
-                    ctx.delete_bot_token(token).await?;
+                    ctx.tokens().delete_bot_token(token).await?;
                 }
                 Ok(show(&Answer::Accepted))
             }

@@ -327,9 +327,9 @@ async fn credential_grammar(ctx: &mut Ctx) -> Outcome {
     // site admin). Another bot's token gets 404 on each grant route of
     // lab-bot's grants and a list without them, and 403 on the admin route.
     let world = World::new(ctx).await?;
-    let valid = ctx.authorizations(LAB_BOT, None, valid)?;
-    let invalid = ctx.authorizations(LAB_BOT, None, invalid)?;
-    let other = ctx.authorizations(OTHER_BOT, None, |c| {
+    let valid = ctx.tokens().authorizations(LAB_BOT, None, valid)?;
+    let invalid = ctx.tokens().authorizations(LAB_BOT, None, invalid)?;
+    let other = ctx.tokens().authorizations(OTHER_BOT, None, |c| {
         vec![(
             "another bot's token".into(),
             Some(format!("token {}", c.token)),
@@ -425,8 +425,8 @@ async fn deleted_credential_grammar(ctx: &mut Ctx) -> Outcome {
     // `token`, `Bearer`, `bearer`, Basic `login:token`.
     let world = World::new(ctx).await?;
     ctx.step("lab-bot gets a token of its own, which is then deleted");
-    let token = ctx.mint_bot_token(LAB_BOT).await?;
-    let forms = ctx.authorizations(LAB_BOT, Some(&token), |c| {
+    let token = ctx.tokens().mint_bot_token(LAB_BOT).await?;
+    let forms = ctx.tokens().authorizations(LAB_BOT, Some(&token), |c| {
         valid(c)
             .into_iter()
             .filter(|(case, _)| case != "Basic login:password")
@@ -436,7 +436,7 @@ async fn deleted_credential_grammar(ctx: &mut Ctx) -> Outcome {
     let native = ctx.native_with_token(&token)?;
     let answer = native.get_grant(&world.active).await?;
     ctx.expect_status("get with the token before its deletion", answer.status, 200)?;
-    ctx.delete_bot_token(&token).await?;
+    ctx.tokens().delete_bot_token(&token).await?;
     ctx.step(&format!(
         "{} forms of the deleted token on {} routes, at once",
         forms.len(),

@@ -473,6 +473,7 @@ async fn consent_decision_grammar(ctx: &mut Ctx) -> Outcome {
             ctx.register_secret(&v);
             let client = tampered_client.unwrap_or_else(|| a.clone());
             let answer = ctx
+                .consent()
                 .token_request(&[
                     ("grant_type", "authorization_code"),
                     ("code", &code),
@@ -494,7 +495,7 @@ async fn consent_decision_grammar(ctx: &mut Ctx) -> Outcome {
     }
 
     ctx.step("alice consents for an application whose redirect URI has a query");
-    let c = ctx.oauth_app(&[RQ.to_owned()]).await?;
+    let c = ctx.consent().oauth_app(&[RQ.to_owned()]).await?;
     let verifier = oauth::verifier();
     ctx.register_secret(&verifier);
     let state = unminted_state(ctx);

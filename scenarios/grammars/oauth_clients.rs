@@ -17,8 +17,8 @@ pub(crate) const FULL_SCOPE: &str = "read:repository write:issue";
 /// The two applications every table uses: A with [`R1`] and [`R2`], B with
 /// [`RB`]; their client ids.
 pub(crate) async fn two_clients(ctx: &Ctx) -> Step<(String, String)> {
-    let a = ctx.oauth_app(&[R1.to_owned(), R2.to_owned()]).await?;
-    let b = ctx.oauth_app(&[RB.to_owned()]).await?;
+    let a = ctx.consent().oauth_app(&[R1.to_owned(), R2.to_owned()]).await?;
+    let b = ctx.consent().oauth_app(&[RB.to_owned()]).await?;
     Ok((a, b))
 }
 

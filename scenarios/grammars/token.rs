@@ -274,7 +274,7 @@ async fn token_grammar(ctx: &mut Ctx) -> Outcome {
     let shared: &Ctx = ctx;
     let answers = join_all(cases.iter().map(|(_, fields, _)| {
         let fields: Vec<(&str, &str)> = fields.iter().map(|(n, v)| (*n, v.as_str())).collect();
-        async move { shared.token_request(&fields).await }
+        async move { shared.consent().token_request(&fields).await }
     }))
     .await
     .into_iter()
@@ -286,7 +286,7 @@ async fn token_grammar(ctx: &mut Ctx) -> Outcome {
     ctx.step("the right exchange, then the same again");
     let fields = right(&good, a);
     let fields: Vec<(&str, &str)> = fields.iter().map(|(n, v)| (*n, v.as_str())).collect();
-    let first = ctx.token_request(&fields).await?;
+    let first = ctx.consent().token_request(&fields).await?;
     let token = first
         .json()
         .ok()
@@ -296,7 +296,7 @@ async fn token_grammar(ctx: &mut Ctx) -> Outcome {
         first.status == 200 && token,
         first.status.to_string(),
     );
-    let again = ctx.token_request(&fields).await?;
+    let again = ctx.consent().token_request(&fields).await?;
     refusal(&mut table, "the same code again", &again, BINDING);
     let cases = table.finish(ctx)?;
     ctx.observe("cases", &cases);
@@ -374,6 +374,7 @@ async fn scope_grammar(ctx: &mut Ctx) -> Outcome {
         let redirect = alice.decide_consent(&form).await?;
         let code = redirect.code().unwrap_or_default();
         let answer = ctx
+            .consent()
             .token_request(&[
                 ("grant_type", "authorization_code"),
                 ("code", &code),
@@ -390,7 +391,7 @@ async fn scope_grammar(ctx: &mut Ctx) -> Outcome {
             );
             continue;
         }
-        let token = ctx.consent_token_in(&answer)?;
+        let token = ctx.consent().consent_token_in(&answer)?;
         let named = token.scopes();
         let within = named.iter().all(|s| allowed.contains(&s.as_str()));
         table.check(&format!("{case}: scope member"), within, named.join(" "));
@@ -399,7 +400,7 @@ async fn scope_grammar(ctx: &mut Ctx) -> Outcome {
 
     ctx.step(&format!("each of {} tokens is used", tokens.len()));
     let probes = |token: &ConsentToken| -> Step<_> {
-        let native = ctx.native_with_consent(CONSENTER, token)?;
+        let native = ctx.consent().native_with_consent(CONSENTER, token)?;
         Ok(async move {
             let list = native.list_grants("").await?;
             let issue = json!({"title": "scope probe", "body": "b"});

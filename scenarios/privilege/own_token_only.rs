@@ -56,7 +56,7 @@ async fn adapter_process_holds_only_its_own_token(ctx: &mut Ctx) -> Outcome {
         // The read is only worth something if it is this bot's adapter.
         ctx.expect(
             "the environment holds the bot's own token",
-            ctx.own_token_in(&login, &environ),
+            ctx.tokens().own_token_in(&login, &environ),
             "its own token is not in /proc/<pid>/environ",
         )?;
         let names = variable_names(&environ);
@@ -73,18 +73,18 @@ async fn adapter_process_holds_only_its_own_token(ctx: &mut Ctx) -> Outcome {
             )?;
             ctx.expect(
                 &format!("no other bot's token in the {what}"),
-                !ctx.token_of_other_bots_in(&login, bytes),
+                !ctx.tokens().token_of_other_bots_in(&login, bytes),
                 "another bot's token is there",
             )?;
             ctx.expect(
                 &format!("no other secret of the run in the {what}"),
-                !ctx.secret_other_than_own_token_in(&login, bytes),
+                !ctx.tokens().secret_other_than_own_token_in(&login, bytes),
                 "a registered secret (Core secret key, a password, a token) is there",
             )?;
         }
         ctx.expect(
             "the arguments do not hold the bot's own token (credentials only in the environment)",
-            !ctx.own_token_in(&login, &cmdline),
+            !ctx.tokens().own_token_in(&login, &cmdline),
             "its token is on the command line",
         )?;
         let core: Vec<&String> = names.iter().filter(|n| n.starts_with("CORE_")).collect();
@@ -123,12 +123,12 @@ fn expect_clean_traffic(
         )?;
         ctx.expect(
             &format!("{line}: no other bot's token"),
-            !ctx.token_of_other_bots_in(login, &whole),
+            !ctx.tokens().token_of_other_bots_in(login, &whole),
             "another bot's token was sent",
         )?;
         ctx.expect(
             &format!("{line}: no other secret of the run"),
-            !ctx.secret_other_than_own_token_in(login, &whole),
+            !ctx.tokens().secret_other_than_own_token_in(login, &whole),
             "a registered secret was sent",
         )?;
         let authorizations: Vec<&Vec<u8>> = r
@@ -139,7 +139,7 @@ fn expect_clean_traffic(
             .collect();
         ctx.expect(
             &format!("{line}: exactly one Authorization, `token` + {login}'s own token"),
-            authorizations.len() == 1 && ctx.is_token_authorization_of(login, authorizations[0]),
+            authorizations.len() == 1 && ctx.tokens().is_token_authorization_of(login, authorizations[0]),
             &format!(
                 "{} Authorization header(s), {}",
                 authorizations.len(),
@@ -155,7 +155,7 @@ fn expect_clean_traffic(
             .retain(|(k, _)| !k.eq_ignore_ascii_case("authorization"));
         ctx.expect(
             &format!("{line}: the token nowhere but in Authorization"),
-            !ctx.own_token_in(login, &whole_request(&rest)),
+            !ctx.tokens().own_token_in(login, &whole_request(&rest)),
             "the token is in the path, another header or the body",
         )?;
         let host: Vec<String> = r
@@ -290,7 +290,7 @@ async fn caller_bearer_wins_over_process_token(ctx: &mut Ctx) -> Outcome {
     ctx.observe("the confirmed grant", &(&confirmed.raw, native_status));
 
     ctx.step("a client sends the same bearer with its scheme in lower case (RFC 9110 §11.1)");
-    let bearer = &ctx.bot_authorization_headers(LAB_BOT)?[1];
+    let bearer = &ctx.tokens().bot_authorization_headers(LAB_BOT)?[1];
     let lower = format!("bearer {}", bearer.trim_start_matches("Bearer "));
     let auth = [("Authorization", lower.as_str())];
     let init = bot
@@ -350,7 +350,7 @@ async fn adapter_with_basic_credentials(ctx: &mut Ctx) -> Outcome {
     )?;
 
     ctx.step("every request reaching the Core carried lab-bot's Basic credential");
-    let basic = ctx.bot_authorization_headers(LAB_BOT)?.swap_remove(3);
+    let basic = ctx.tokens().bot_authorization_headers(LAB_BOT)?.swap_remove(3);
     let requests = ctx.proxy().await?.captured();
     let all_basic = !requests.is_empty()
         && requests.iter().all(|r| {

@@ -259,7 +259,7 @@ async fn missing_or_wrong_token_is_401(ctx: &mut Ctx) -> Outcome {
     let before = watch.take(ctx).await?;
 
     let mut credentials: Vec<(&str, Option<String>)> = vec![("no credential", None)];
-    for (what, value) in ctx.wrong_authorization_headers(LAB_BOT)? {
+    for (what, value) in ctx.tokens().wrong_authorization_headers(LAB_BOT)? {
         credentials.push((what, Some(value)));
     }
     for (what, value) in &credentials {

@@ -26,7 +26,7 @@ pub use crate::actors::{
     NativeClient, Page, PendingCall, SetupClient, TokenPost, ToolReply,
 };
 pub use crate::core_api::{self, Decision, fields, oauth};
-pub use crate::ctx::{BotBuilder, BotToken, Credentials, Ctx, basic};
+pub use crate::ctx::{BotBuilder, BotToken, Consent, Credentials, Ctx, Tokens, basic};
 pub use crate::family::Family;
 pub use crate::journal::json_text;
 pub use crate::proxy::{Canned, CapturedRequest, Fault, FaultProxy};

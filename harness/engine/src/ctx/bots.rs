@@ -62,7 +62,7 @@ impl BotBuilder<'_> {
         self
     }
 
-    /// It holds `token` (from [`Ctx::mint_bot_token`]) instead of its
+    /// It holds `token` (from `ctx.tokens().mint_bot_token(..)`) instead of its
     /// fixture token.
     pub fn token(mut self, token: &BotToken) -> Self {
         self.login = token.login.clone();

@@ -15,6 +15,12 @@ use crate::proxy::FaultProxy;
 use crate::vocab::{Abort, Step};
 
 impl Ctx {
+    /// The consent facet (spec §9): OAuth applications, the token endpoint,
+    /// consented tokens, and where an adapter may have left one.
+    pub fn consent(&self) -> Consent<'_> {
+        Consent { ctx: self }
+    }
+
     /// The fault proxy in front of the Core, started on first use. A shared
     /// handle, so the scenario can program faults while using the context.
     pub async fn proxy(&mut self) -> Step<Arc<FaultProxy>> {
@@ -59,12 +65,22 @@ impl Ctx {
             .filter(|(_, path)| path.starts_with("/api/"))
             .count())
     }
+}
 
+/// What [`Ctx::consent`] gives a scenario; borrowed for one call at a time.
+pub struct Consent<'a> {
+    ctx: &'a Ctx,
+}
+
+impl Consent<'_> {
     /// Registers a public OAuth application with exactly `redirect_uris`
     /// through the setup surface; returns its `client_id` (spec §9).
     pub async fn oauth_app(&self, redirect_uris: &[String]) -> Step<String> {
         let name = format!("grantgate-{}", uuid::Uuid::new_v4().simple());
-        self.setup.register_oauth_app(&name, redirect_uris).await
+        self.ctx
+            .setup
+            .register_oauth_app(&name, redirect_uris)
+            .await
     }
 
     /// Posts `fields` as a form to the Core's token endpoint, directly (no
@@ -73,7 +89,7 @@ impl Ctx {
     pub async fn token_request(&self, fields: &[(&str, &str)]) -> Step<Answer> {
         for (name, value) in fields {
             if matches!(*name, "code" | "code_verifier") {
-                self.journal.secrets().register(value);
+                self.ctx.journal.secrets().register(value);
             }
         }
         let client = reqwest::Client::builder()
@@ -81,18 +97,19 @@ impl Ctx {
             .build()
             .map_err(|e| Abort::errored(format!("token client: {e}")))?;
         let request = client
-            .post(format!("{}{}", self.base_url, oauth::TOKEN))
+            .post(format!("{}{}", self.ctx.base_url, oauth::TOKEN))
             .form(fields)
             .build()
             .map_err(|e| Abort::errored(format!("token request: {e}")))?;
         // A token in the answer is registered right after; the journal
         // redacts every recorded exchange again when it is read.
         let answer =
-            crate::actors::http::exchange(&client, &self.journal, "oauth client", request).await?;
+            crate::actors::http::exchange(&client, &self.ctx.journal, "oauth client", request)
+                .await?;
         if let Ok(Value::Object(json)) = serde_json::from_str::<Value>(&answer.body)
             && let Some(token) = json.get("access_token").and_then(|t| t.as_str())
         {
-            self.journal.secrets().register(token);
+            self.ctx.journal.secrets().register(token);
         }
         Ok(answer)
     }
@@ -102,14 +119,19 @@ impl Ctx {
     pub fn consent_token_in(&self, answer: &Answer) -> Step<ConsentToken> {
         let token = ConsentToken::from_json(&answer.json()?)
             .ok_or_else(|| Abort::failed("the token answer has no access_token"))?;
-        self.journal.secrets().register(&token.secret);
+        self.ctx.journal.secrets().register(&token.secret);
         Ok(token)
     }
 
     /// A direct line to the native API holding a token a consent produced
     /// (its owner is whoever consented, `login` names them in the report).
     pub fn native_with_consent(&self, login: &str, token: &ConsentToken) -> Step<NativeClient> {
-        NativeClient::new(login, &token.secret, &self.base_url, self.journal.clone())
+        NativeClient::new(
+            login,
+            &token.secret,
+            &self.ctx.base_url,
+            self.ctx.journal.clone(),
+        )
     }
 
     /// Every file under each adapter's own directory (its working
@@ -119,13 +141,13 @@ impl Ctx {
     /// and the report is checked for every registered secret when written.
     pub fn places_holding(&self, token: &ConsentToken) -> Step<Vec<String>> {
         let mut found = Vec::new();
-        for bot in &self.bots {
+        for bot in &self.ctx.bots {
             let Some(root) = bot.workdir() else { continue };
             let files = crate::secrets::files_under(&root)
                 .map_err(|e| Abort::errored(format!("reading the adapter's directory: {e}")))?;
             for path in files {
                 if std::fs::read(&path).is_ok_and(|bytes| token.is_in(&bytes)) {
-                    let shown = path.strip_prefix(&self.dir).unwrap_or(&path);
+                    let shown = path.strip_prefix(&self.ctx.dir).unwrap_or(&path);
                     found.push(format!("file {}", shown.display()));
                 }
             }

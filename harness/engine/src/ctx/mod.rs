@@ -6,8 +6,9 @@
 //! One file per facet of the context, each an `impl Ctx` of its own:
 //! `stack.rs` (the context, its stack, the clock), `humans.rs`, `bots.rs`
 //! (their adapters and native clients), `credentials.rs` (tokens and
-//! `Authorization` values), `consent.rs` (the fault proxy and spec §9), and
-//! `checks.rs` (steps, observations, assertions).
+//! `Authorization` values, behind `ctx.tokens()`), `consent.rs` (the fault
+//! proxy, and spec §9 behind `ctx.consent()`), and `checks.rs` (steps,
+//! observations, assertions).
 
 mod bots;
 mod checks;
@@ -18,5 +19,6 @@ mod stack;
 
 pub use bots::BotBuilder;
 pub use checks::stable;
-pub use credentials::{BotToken, Credentials, basic};
+pub use consent::Consent;
+pub use credentials::{BotToken, Credentials, Tokens, basic};
 pub use stack::Ctx;
