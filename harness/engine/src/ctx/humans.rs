@@ -15,23 +15,19 @@ impl Ctx {
         if let Some(h) = self.humans.get(login) {
             return Ok(h.clone());
         }
-        let password = self
-            .applied
-            .passwords
-            .get(login)
-            .ok_or_else(|| Abort::errored(format!("no human `{login}` in the fixture")))?;
-        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
-        let human = self.seat(human);
+        let human = self.second_browser(login)?;
         self.humans.insert(login.to_owned(), human.clone());
         Ok(human)
     }
 
-    /// `human` at a real browser of its own when the run has one.
-    fn seat(&self, human: Human) -> Human {
-        match &self.browser {
+    /// `login` signing in with `password`, at a real browser of its own
+    /// when the run has one.
+    fn seated(&self, login: &str, password: &str) -> Step<Human> {
+        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
+        Ok(match &self.browser {
             Some(driver) => human.in_browser(Arc::new(crate::browser::Tab::new(driver.clone()))),
             None => human,
-        }
+        })
     }
 
     /// A human with a second, separate browser (another session).
@@ -41,8 +37,7 @@ impl Ctx {
             .passwords
             .get(login)
             .ok_or_else(|| Abort::errored(format!("no human `{login}` in the fixture")))?;
-        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
-        Ok(self.seat(human))
+        self.seated(login, password)
     }
 
     /// The site admin (`CORE_ADMIN_USER`) with a fresh browser of its own,
@@ -51,8 +46,7 @@ impl Ctx {
     /// password is a registered secret and goes only to the Core's login form.
     pub fn site_admin(&self) -> Step<Human> {
         let (login, password) = self.setup.admin_credential();
-        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
-        Ok(self.seat(human))
+        self.seated(login, password)
     }
 
     /// A browser in a bot's hands, holding the bot's own login and fixture
@@ -64,7 +58,6 @@ impl Ctx {
             .bot_passwords
             .get(login)
             .ok_or_else(|| Abort::errored(format!("no bot `{login}` in the fixture")))?;
-        let human = Human::new(login, password, &self.base_url, self.journal.clone())?;
-        Ok(self.seat(human))
+        self.seated(login, password)
     }
 }
