@@ -4,7 +4,7 @@
 
 use crate::catalogue;
 
-catalogue! { Adapter;
+catalogue! {
     AdapterFollowsRedirect = "adapter-follows-redirect" {
         breaks: r#"the upstream client (API requests, and consent mode's token POST, which shares it) follows up to 5 redirects, to any origin"#,
         catches: r#"9: redirect refused; 18: `failed_consent_exchange_never_resumes` (a token answer `307` to the token endpoint itself → `consent_failed`, one token POST)"#,

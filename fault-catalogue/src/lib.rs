@@ -21,15 +21,6 @@ pub mod awg_mcp;
 mod docs;
 pub mod refcore;
 
-/// Which program reads a fault's variable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Program {
-    /// `refcore`, through `CORE_FAULT`.
-    Core,
-    /// `awg-mcp`, through `AWG_FAULT`.
-    Adapter,
-}
-
 /// Where a fault is active: every backend, or one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ActiveOn {
@@ -64,8 +55,6 @@ pub struct Spec<F> {
     pub fault: F,
     /// The name its variable takes (`replay-answers-201`).
     pub name: &'static str,
-    /// Which program reads it.
-    pub program: Program,
     /// Where it is active.
     pub active_on: ActiveOn,
     /// Whether only a real browser shows it (its self-test pass runs with
@@ -136,7 +125,7 @@ impl<F: PartialEq> Default for Switch<F> {
 /// catches: "…" }`, where `on` (default `Any`) and `browser` (default
 /// `false`) may be left out.
 macro_rules! catalogue {
-    ($program:ident; $(
+    ($(
         $variant:ident = $name:literal {
             $(on: $on:ident,)?
             $(browser: $browser:literal,)?
@@ -158,7 +147,6 @@ macro_rules! catalogue {
             $crate::Spec {
                 fault: Fault::$variant,
                 name: $name,
-                program: $crate::Program::$program,
                 active_on: $crate::catalogue!(@on $($on)?),
                 browser: $crate::catalogue!(@browser $($browser)?),
                 breaks: $breaks,

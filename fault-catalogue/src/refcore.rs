@@ -6,7 +6,7 @@
 
 use crate::catalogue;
 
-catalogue! { Core;
+catalogue! {
     PaginationOffByOne = "pagination-off-by-one" {
         breaks: r#"the grant list treats `page` as 0-based: page 1 holds items 31.., page 2 is empty (§3 List)"#,
         catches: r#"2: page 1 has 30, page 2 has 1"#,
