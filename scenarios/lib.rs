@@ -127,6 +127,28 @@ mod tests {
         }
     }
 
+    /// Every built-in fault's "catches" cell (`docs/faults.md`) names a
+    /// scenario of the catalogue: the self-test runs it first in that
+    /// fault's pass, which usually ends there (`selftest::faults::named`).
+    #[test]
+    fn every_built_in_fault_names_a_scenario_of_the_catalogue() {
+        use grantgate_engine::selftest::faults::named;
+        let catalogue = super::catalogue();
+        let names = (fault_catalogue::refcore::ALL.iter().map(|f| f.name))
+            .chain(fault_catalogue::awg_mcp::ALL.iter().map(|f| f.name));
+        let unnamed: Vec<&str> = names
+            .filter(|name| {
+                !named(name)
+                    .iter()
+                    .any(|n| catalogue.iter().any(|s| s.id == n))
+            })
+            .collect();
+        assert!(
+            unnamed.is_empty(),
+            "these faults name no scenario in their catches cell: {unnamed:?}"
+        );
+    }
+
     /// No family imports another: a family's files name only `support/`
     /// (`crate::support::..`), their own folder (`super::..`) and the
     /// engine's prelude; `support/` names only itself and the prelude.

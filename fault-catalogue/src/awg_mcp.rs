@@ -11,11 +11,11 @@ catalogue! {
     },
     AdapterRetriesPost = "adapter-retries-post" {
         breaks: r#"a request whose response is lost (connection closed, timeout) is sent a second time"#,
-        catches: r#"9: lost response → `delivery_uncertain`, no hidden second POST counted at the proxy"#,
+        catches: r#"9: lost response → `delivery_uncertain`, no hidden second POST counted at the proxy, in `lost_response_then_readback`"#,
     },
     AdapterEchoesUpstreamBody = "adapter-echoes-upstream-body" {
         breaks: r#"a native 400/401/403/404/409/422 tool error carries the upstream body (bounded to the 300-character message)"#,
-        catches: r#"9: raw bodies never echoed (a marker in the proxy's error body)"#,
+        catches: r#"9: raw bodies never echoed (a marker in the proxy's error body), in `upstream_body_never_echoed`"#,
     },
     AdapterAcceptsStringIds = "adapter-accepts-string-ids" {
         breaks: r#"IDs and `page` given as decimal strings (`"17"`) are accepted and forwarded"#,
@@ -35,7 +35,7 @@ catalogue! {
     },
     AdapterPublishesInconsistentReceipt = "adapter-publishes-inconsistent-receipt" {
         breaks: r#"submit and readback publish a receipt without the consistency check (grant id, owner/repo, key, agent, Issue repository)"#,
-        catches: r#"9: inconsistent responses publish no receipt"#,
+        catches: r#"9: inconsistent responses publish no receipt, in `malformed_success_publishes_no_receipt`"#,
     },
     AdapterAcceptsNonPositiveIntegers = "adapter-accepts-non-positive-integers" {
         breaks: r#"the consistency check takes any integer where the Core's answer holds an id, index or revision: 0 and negatives pass (§2 `state_revision` starts at 1; §6 "a malformed … success publishes no receipt")"#,
@@ -87,15 +87,15 @@ catalogue! {
     },
     ConsentStateUnbound = "consent-state-unbound" {
         breaks: r#"the callback ignores the state's session: the token is stored for every session that has a state or a token and wakes every parked call (§9 "for the session the state belongs to", "never used for another session")"#,
-        catches: r#"18: a second session that was told `auth_required` before the first one consented must be told `auth_required` again, not served (adapter test `consent_faults::state_unbound_hands_the_token_to_another_session`)"#,
+        catches: r#"18: a second session that was told `auth_required` before the first one consented must be told `auth_required` again, not served (adapter test `consent_faults::state_unbound_hands_the_token_to_another_session`), in `consent_code_with_another_sessions_state`"#,
     },
     ConsentStateReusable = "consent-state-reusable" {
         breaks: r#"a spent state stays valid: a replayed callback is exchanged again (§9 "single use", "replayed … 400, nothing exchanged")"#,
-        catches: r#"18: the same callback sent twice → the second 400 and still exactly one token POST at the Core"#,
+        catches: r#"18: the same callback sent twice → the second 400 and still exactly one token POST at the Core, in `consent_callbacks_refused_exchange_nothing`"#,
     },
     ConsentStateNeverExpires = "consent-state-never-expires" {
         breaks: r#"states never expire (a parked call still ends at its deadline) (§9 "expiring after `--consent-timeout-secs`")"#,
-        catches: r#"18: with a short `--consent-timeout-secs`, a callback after the timeout → 400 and no token POST"#,
+        catches: r#"18: with a short `--consent-timeout-secs`, a callback after the timeout → 400 and no token POST, in `expired_consent_state_is_refused`"#,
     },
     ConsentStatesCappedTogether = "consent-states-capped-together" {
         breaks: r#"the adapter's cap of eight open states counts every session's states, so a ninth state pushes out the oldest of any session (§9 a state "bound to that MCP session", single use, expiring after `--consent-timeout-secs`: nothing else ends it)"#,
@@ -103,23 +103,23 @@ catalogue! {
     },
     ConsentResumeBeforeExchange = "consent-resume-before-exchange" {
         breaks: r#"a parked call resumes as soon as a callback with a known state arrives, before and regardless of the exchange (§9 "only when it succeeds is the token stored … and its call resumed")"#,
-        catches: r#"18: a failed exchange (wrong code or a refusing token endpoint) must end the parked call `consent_failed`, and a successful one must resume it with success — under the fault it ends `unauthenticated`"#,
+        catches: r#"18: a failed exchange (wrong code or a refusing token endpoint) must end the parked call `consent_failed`, and a successful one must resume it with success — under the fault it ends `unauthenticated`, in `parked_call_resumes_after_consent`"#,
     },
     ConsentSharedVerifier = "consent-shared-verifier" {
         breaks: r#"one PKCE verifier for every state of the process (§9 "a fresh PKCE S256 verifier")"#,
-        catches: r#"18: two authorize URLs (two sessions or two calls) carry different `code_challenge`s"#,
+        catches: r#"18: two authorize URLs (two sessions or two calls) carry different `code_challenge`s, in `auth_required_then_retry_after_consent`"#,
     },
     ConsentPlainChallenge = "consent-plain-challenge" {
         breaks: r#"`code_challenge_method=plain` with the verifier as the challenge (§9 "PKCE S256")"#,
-        catches: r#"18: the authorize URL carries `code_challenge_method=S256` (refcore also refuses `plain` with a 400 page, so the consent never completes)"#,
+        catches: r#"18: the authorize URL carries `code_challenge_method=S256` (refcore also refuses `plain` with a 400 page, so the consent never completes), in `parked_call_resumes_after_consent`"#,
     },
     ConsentRedirectFromHost = "consent-redirect-from-host" {
         breaks: r#"`redirect_uri` is built from the MCP request's `Host` instead of `--public-url` (§9 "never from `Host`")"#,
-        catches: r#"18: the authorize URL's `redirect_uri` is exactly `<public-url>/mcp/oauth/callback` with a `--public-url` other than the address the client connects to"#,
+        catches: r#"18: the authorize URL's `redirect_uri` is exactly `<public-url>/mcp/oauth/callback` with a `--public-url` other than the address the client connects to, in `parked_call_resumes_after_consent`"#,
     },
     ConsentTokenOnDisk = "consent-token-on-disk" {
         breaks: r#"the consented token is also written to `awg-mcp-token` in the working directory (§9 "never written to disk")"#,
-        catches: r#"18: after a completed consent the adapter's (fresh, empty) working directory is still empty, and no file anywhere under it holds the token"#,
+        catches: r#"18: after a completed consent the adapter's (fresh, empty) working directory is still empty, and no file anywhere under it holds the token, in `no_consent_token_on_disk`"#,
     },
     ConsentSessionEndForgetsNothing = "consent-session-end-forgets-nothing" {
         breaks: r#"an MCP session's end (`DELETE`, or its handler stopping) keeps its states and token (§9 "or one whose MCP session has ended, gets a 400 page and nothing is exchanged", "dropped when the session ends")"#,

@@ -9,15 +9,15 @@ use crate::catalogue;
 catalogue! {
     PaginationOffByOne = "pagination-off-by-one" {
         breaks: r#"the grant list treats `page` as 0-based: page 1 holds items 31.., page 2 is empty (§3 List)"#,
-        catches: r#"2: page 1 has 30, page 2 has 1"#,
+        catches: r#"2: page 1 has 30, page 2 has 1, in `list_31_pending_30_plus_1`"#,
     },
     LinkMissing = "link-missing" {
         breaks: r#"paged lists send no `Link` header (§3 List)"#,
-        catches: r#"2: `Link` present and agreeing with the totals, read natively"#,
+        catches: r#"2: `Link` present and agreeing with the totals, read natively, in `list_31_pending_30_plus_1`"#,
     },
     LinkWrong = "link-wrong" {
         breaks: r#"`Link`'s `last` rounds down: with 31 grants at 30, page 1 has no `next` and `last` is page 1 (§3 List)"#,
-        catches: r#"2: totals and `Link` agree (the adapter also refuses the contradiction)"#,
+        catches: r#"2: totals and `Link` agree (the adapter also refuses the contradiction), in `list_31_pending_30_plus_1`"#,
     },
     LinkLastOvercounts = "link-last-overcounts" {
         breaks: r#"`Link`'s `last` rounds up by `limit + 1`: right at 31 grants per 30, one page too far at 31 per 4 (§3 List; a cargo-mutants survivor, `docs/mutants.md`)"#,
@@ -33,71 +33,71 @@ catalogue! {
     },
     ClampWithoutContinuation = "clamp-without-continuation" {
         breaks: r#"a clamped grant list builds `Link` from the requested `limit`: `limit=100` over 51+ grants gives 50 items and no `next` (§3 List)"#,
-        catches: r#"2: clamped limits still continue — needs more than 50 grants, or a check that `Link` carries the effective `limit`"#,
+        catches: r#"2: clamped limits still continue — needs more than 50 grants, or a check that `Link` carries the effective `limit`, in `list_clamped_width_continues`"#,
     },
     TotalCountWrong = "total-count-wrong" {
         breaks: r#"the grant list's `X-Total-Count` is the length of this page (§3 List)"#,
-        catches: r#"2: totals agree (31, not 30)"#,
+        catches: r#"2: totals agree (31, not 30), in `list_31_pending_30_plus_1`"#,
     },
     ReplayAnswers201 = "replay-answers-201" {
         breaks: r#"an identical replay answers 201 (still no new Issue) (§3 Replay)"#,
-        catches: r#"4: same key + same payload → 200"#,
+        catches: r#"4: same key + same payload → 200, in `replay_same_payload_one_issue`"#,
     },
     ReplayCreatesSecondIssue = "replay-creates-second-issue" {
         breaks: r#"an identical replay creates another attributed Issue, still answering 200 with the stored receipt (§3 Replay)"#,
-        catches: r#"4: one Issue (count the repository's Issues)"#,
+        catches: r#"4: one Issue (count the repository's Issues), in `replay_same_payload_one_issue`"#,
     },
     ReplayKeyedByPayload = "replay-keyed-by-payload" {
         breaks: r#"a new request key whose title and body equal an earlier submission's on the same grant answers that earlier receipt with 200 instead of making a new Issue: replay decided by payload, not by key (§3 Replay)"#,
-        catches: r#"4: distinct keys → distinct Issues even with equal text"#,
+        catches: r#"4: distinct keys → distinct Issues even with equal text, in `replay_distinct_keys_distinct_issues`"#,
     },
     ChangedPayloadAccepted = "changed-payload-accepted" {
         breaks: r#"same key with a changed title or body answers 200 with the stored receipt instead of 409 (§3 Replay)"#,
-        catches: r#"4: changed payload → 409"#,
+        catches: r#"4: changed payload → 409, in `replay_changed_title_conflict`"#,
     },
     DeletedIssueFreesKey = "deleted-issue-frees-key" {
         breaks: r#"deleting an Issue deletes its receipt: readback 404, and a replay makes a new Issue with 201 (§3 Submission)"#,
-        catches: r#"5: key stays spent, readback says `issue_deleted`"#,
+        catches: r#"5: key stays spent, readback says `issue_deleted`, in `deleted_issue_leaves_a_tombstone`"#,
     },
     RevokedGrantAcceptsSubmit = "revoked-grant-accepts-submit" {
         breaks: r#"submit accepts a `revoked` grant (§3 Submit, After withdrawal)"#,
-        catches: r#"6: withdrawal blocks submit (natively 201; through the adapter `delivery_uncertain`, as the answer's grant is not active)"#,
+        catches: r#"6: withdrawal blocks submit (natively 201; through the adapter `delivery_uncertain`, as the answer's grant is not active), in `withdrawn_while_awaiting_agent`"#,
     },
     WrongBotSeesGrant = "wrong-bot-sees-grant" {
         breaks: r#"grant routes serve any user who can read the repository, not only the agent (§3 "for the grant's agent only")"#,
-        catches: r#"7: wrong bot gets 404"#,
+        catches: r#"7: wrong bot gets 404, in `wrong_bot_gets_not_found`"#,
     },
     ScopeUnchecked = "scope-unchecked" {
         breaks: r#"confirm and submit need only `read:repository`, not `write:issue` (§3 table)"#,
-        catches: r#"7: missing scope → 403; 8: scope reduced mid-flow"#,
+        catches: r#"7: missing scope → 403; 8: scope reduced mid-flow, in `missing_scope_is_forbidden`"#,
     },
     CsrfUnchecked = "csrf-unchecked" {
         breaks: r#"browser POSTs skip the `_csrf` check (§4)"#,
-        catches: r#"1: missing `_csrf` refused"#,
+        catches: r#"1: missing `_csrf` refused, in `csrf_missing_refused`"#,
     },
     CsrfNotSessionBound = "csrf-not-session-bound" {
         breaks: r#"`_csrf` tokens verify in any session (the MAC leaves the session out) (§4)"#,
-        catches: r#"1: a **foreign** token — one issued to another live session — refused"#,
+        catches: r#"1: a **foreign** token — one issued to another live session — refused, in `csrf_foreign_refused`"#,
     },
     StaleRevisionAccepted = "stale-revision-accepted" {
         breaks: r#"approve/withdraw apply whatever `state_revision` the form carried (§4)"#,
-        catches: r#"1: stale `state_revision` refused — the stale form must still be allowed in the current state (e.g. withdraw loaded at `awaiting_agent`, posted after the bot confirmed); a stale approve after a withdraw is 409 from the state check anyway"#,
+        catches: r#"1: stale `state_revision` refused — the stale form must still be allowed in the current state (e.g. withdraw loaded at `awaiting_agent`, posted after the bot confirmed); a stale approve after a withdraw is 409 from the state check anyway, in `stale_revision_refused`"#,
     },
     DigestNotBoundToTask = "digest-not-bound-to-task" {
         breaks: r#"the proposal digest leaves the task out of the JCS object (§2)"#,
-        catches: r#"3: the triple's digest equals SHA-256 of the JCS of the seven members, recomputed by the harness"#,
+        catches: r#"3: the triple's digest equals SHA-256 of the JCS of the seven members, recomputed by the harness, in `full_lifecycle`"#,
     },
     AttributionOnOrdinaryIssues = "attribution-on-ordinary-issues" {
         breaks: r#"an ordinary Issue created by a bot that holds an active grant in that repository gets that grant's `agent_work_grant` marker (§1 Issue)"#,
-        catches: r#"7: unassigned ordinary activity — the bot must hold an active grant there — has `agent_work_grant: null` and no "via agent work grant" on its page"#,
+        catches: r#"7: unassigned ordinary activity — the bot must hold an active grant there — has `agent_work_grant: null` and no "via agent work grant" on its page, in `ordinary_issue_is_unattributed`"#,
     },
     AccessLossIgnored = "access-loss-ignored" {
         breaks: r#"grant routes skip the bot's current permission on the repository (assume write) (§3 "Every call rechecks", After access loss)"#,
-        catches: r#"8: collaborator removed → get/confirm/submit denied, nothing written"#,
+        catches: r#"8: collaborator removed → get/confirm/submit denied, nothing written, in `collaborator_removed_mid_flow`"#,
     },
     ListShowsInvisibleGrants = "list-shows-invisible-grants" {
         breaks: r#"the grant list skips the can-still-read filter (§3 List, After access loss)"#,
-        catches: r#"8: omitted from the list"#,
+        catches: r#"8: omitted from the list, in `collaborator_removed_mid_flow`"#,
     },
     NulAcceptedOnSqlite = "nul-accepted-on-sqlite" {
         on: Sqlite,
@@ -278,39 +278,39 @@ catalogue! {
     },
     OauthSkipsPkce = "oauth-skips-pkce" {
         breaks: r#"the token endpoint does not check the `code_verifier` at all (§9 "bound to its … challenge")"#,
-        catches: r#"18: a code exchanged with another (well-formed) verifier → 400 `invalid_grant`"#,
+        catches: r#"18: a code exchanged with another (well-formed) verifier → 400 `invalid_grant`, in `consent_code_with_another_sessions_state`"#,
     },
     OauthCodeReusable = "oauth-code-reusable" {
         breaks: r#"the exchange reads the code without spending it, so it redeems again and again (§9 "A code is single use")"#,
-        catches: r#"18: a second exchange of a redeemed code → 400 `invalid_grant` (also the concurrent double exchange: exactly one 200)"#,
+        catches: r#"18: a second exchange of a redeemed code → 400 `invalid_grant` (also the concurrent double exchange: exactly one 200), in `consent_token_endpoint_binds_the_code`"#,
     },
     OauthRedirectPrefixMatch = "oauth-redirect-prefix-match" {
         breaks: r#"a registered `redirect_uri` matches as a prefix, at authorize and at the token endpoint (§9 "not registered exactly")"#,
-        catches: r#"18: authorize with the registered URI extended (`…/callback/more`) → 400 page, no redirect; a code minted for the exact URI, exchanged with it extended → `invalid_grant` (checked on its own, so the token-side hook is seen even though authorize already fails)"#,
+        catches: r#"18: authorize with the registered URI extended (`…/callback/more`) → 400 page, no redirect; a code minted for the exact URI, exchanged with it extended → `invalid_grant` (checked on its own, so the token-side hook is seen even though authorize already fails), in `consent_authorize_refuses_what_is_not_registered`"#,
     },
     OauthPlainAccepted = "oauth-plain-accepted" {
         breaks: r#"`code_challenge_method=plain` or no method is accepted and the challenge compared as plain (§9 "a method other than `S256` gets a 400 page")"#,
-        catches: r#"18: authorize with `plain`, and without a method → 400 page, no redirect"#,
+        catches: r#"18: authorize with `plain`, and without a method → 400 page, no redirect, in `consent_authorize_refuses_what_is_not_registered`"#,
     },
     OauthCodeNeverExpires = "oauth-code-never-expires" {
         breaks: r#"authorization codes never expire (§9 `CORE_OAUTH_CODE_TTL_SECS`)"#,
-        catches: r#"18: with `CORE_OAUTH_CODE_TTL_SECS` shortened, a code exchanged after it → `invalid_grant`"#,
+        catches: r#"18: with `CORE_OAUTH_CODE_TTL_SECS` shortened, a code exchanged after it → `invalid_grant`, in `expired_consent_code_is_invalid_grant`"#,
     },
     OauthCodeAnyClient = "oauth-code-any-client" {
         breaks: r#"a code is exchanged under any `client_id` (§9 "bound to its client")"#,
-        catches: r#"18: a code exchanged with another registered client's id (same redirect URI) → `invalid_grant`"#,
+        catches: r#"18: a code exchanged with another registered client's id (same redirect URI) → `invalid_grant`, in `consent_token_endpoint_binds_the_code`"#,
     },
     OauthConsentSkipsCsrf = "oauth-consent-skips-csrf" {
         breaks: r#"the consent form (`POST /login/oauth/grant`) skips the `_csrf` check (§4, §9 "carries `_csrf`")"#,
-        catches: r#"18: consent without `_csrf`, with a foreign or garbled one → 400, no redirect, no code"#,
+        catches: r#"18: consent without `_csrf`, with a foreign or garbled one → 400, no redirect, no code, in `consent_form_needs_its_own_csrf`"#,
     },
     OauthTokenAllScopes = "oauth-token-all-scopes" {
         breaks: r#"an OAuth token carries `read:repository write:issue` whatever was requested (§9 "at most the requested scopes")"#,
-        catches: r#"18: a token asked for `read:repository` reports that scope and cannot create an Issue (403)"#,
+        catches: r#"18: a token asked for `read:repository` reports that scope and cannot create an Issue (403), in `consent_token_endpoint_binds_the_code`"#,
     },
     OauthLoginOpenRedirect = "oauth-login-open-redirect" {
         breaks: r#"the login form's `redirect_to` takes any non-empty value, so a login sends the browser to an absolute or `//` URL (§9 "the login form, then back": back to the Core only)"#,
-        catches: r#"18: `GET /user/login?redirect_to=https://…` (also `//host`, `/\host`) carries no `redirect_to`, and the login answers 303 to `/`"#,
+        catches: r#"18: `GET /user/login?redirect_to=https://…` (also `//host`, `/\host`) carries no `redirect_to`, and the login answers 303 to `/`, in `consent_login_brings_back_only_to_the_core`"#,
     },
     CollaboratorScopeUnchecked = "collaborator-scope-unchecked" {
         breaks: r#"adding a collaborator (`PUT …/collaborators/{login}`) skips the `write:repository` scope check (§3 "403 credential lacks a scope")"#,

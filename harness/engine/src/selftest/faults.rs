@@ -74,12 +74,31 @@ pub struct FaultSpec {
     /// their trials run first, so a pass that stops at its first kill stops
     /// early.
     pub catching: Vec<u8>,
+    /// The scenarios that cell names (its `backticked` ids): they run
+    /// before the rest of their families, so most passes end at their first
+    /// trial. Order only: a named scenario that misses is followed by the
+    /// others, and the matrix says who caught the fault.
+    pub named: Vec<String>,
 }
 
 impl FaultSpec {
     /// Whether `family` is one `docs/faults.md` names as catching this fault.
     pub fn caught_by(&self, family: crate::family::Family) -> bool {
         self.catching.contains(&family.line())
+    }
+
+    /// Where a trial of `scenario` (its id and family) runs in this fault's
+    /// pass: the named scenarios first, then the rest of the catching
+    /// families, then the others (a stable sort keeps the catalogue's order
+    /// within each).
+    pub fn rank(&self, id: &str, family: crate::family::Family) -> u8 {
+        if self.named.iter().any(|n| n == id) {
+            0
+        } else if self.caught_by(family) {
+            1
+        } else {
+            2
+        }
     }
 }
 
@@ -122,6 +141,7 @@ pub fn parse_listing(program: Program, text: &str) -> std::result::Result<Vec<Fa
             browser,
             description: describe(name.trim()),
             catching: catching(name.trim()),
+            named: named(name.trim()),
         });
     }
     Ok(out)
@@ -148,20 +168,37 @@ pub fn list(program: Program, bin: &Path) -> Result<Vec<FaultSpec>> {
         .map_err(|e| HarnessError::Config(format!("`{} {LIST_FLAG}`: {e}", bin.display())))
 }
 
+/// The "catches" column of `docs/faults.md` for `name`.
+fn catches(name: &str) -> &'static str {
+    let cell = format!("| `{name}` |");
+    DOCS.lines()
+        .find_map(|l| l.strip_prefix(&cell))
+        .and_then(|rest| rest.split(" | ").nth(1))
+        .unwrap_or_default()
+}
+
 /// The family lines at the start of the "catches" column of
 /// `docs/faults.md` for `name` (`2: …`, `4, 5: …`, `1 and 13: …`).
 pub fn catching(name: &str) -> Vec<u8> {
-    let cell = format!("| `{name}` |");
-    let Some(catches) = DOCS
-        .lines()
-        .find_map(|l| l.strip_prefix(&cell))
-        .and_then(|rest| rest.split(" | ").nth(1))
-    else {
-        return Vec::new();
-    };
-    let head = catches.split(':').next().unwrap_or_default();
+    let head = catches(name).split(':').next().unwrap_or_default();
     head.split(|c: char| !c.is_ascii_digit())
         .filter_map(|n| n.parse().ok())
+        .collect()
+}
+
+/// The identifiers in backticks in the "catches" column for `name` (the
+/// scenarios it names, and any other code word: those match no trial).
+pub fn named(name: &str) -> Vec<String> {
+    catches(name)
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        })
+        .map(str::to_owned)
         .collect()
 }
 
@@ -225,5 +262,25 @@ mod tests {
             .remove(0);
         assert!(spec.caught_by(crate::family::Family::Replay));
         assert!(!spec.caught_by(crate::family::Family::Browser));
+    }
+
+    #[test]
+    fn the_named_scenarios_run_first_then_the_catching_families() {
+        // Every code word in backticks, scenario or not (`code`, `state`).
+        assert_eq!(
+            named("redirect-query-ignored"),
+            ["consent_decision_grammar", "code", "state"]
+        );
+        let spec = parse_listing(Program::Core, "redirect-query-ignored\tany")
+            .unwrap()
+            .remove(0);
+        use crate::family::Family;
+        let family = Family::Grammars;
+        assert_eq!(family.line(), 19);
+        let other = Family::Replay;
+        assert_eq!(spec.rank("consent_decision_grammar", family), 0);
+        assert_eq!(spec.rank("consent_decision_grammar", other), 0);
+        assert_eq!(spec.rank("scope_grammar", family), 1);
+        assert_eq!(spec.rank("scope_grammar", other), 2);
     }
 }

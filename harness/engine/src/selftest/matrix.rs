@@ -406,6 +406,7 @@ pub(crate) mod tests {
             browser: false,
             description: format!("{name} breaks a rule"),
             catching: Vec::new(),
+            named: Vec::new(),
         }
     }
 

@@ -110,8 +110,8 @@ pub async fn run(
             async move {
                 let engine = Engine::prepare(config).await?;
                 let mut trials = engine.trials(catalogue);
-                // Stable: within each half the catalogue's order stands.
-                trials.sort_by_key(|t| !fault.caught_by(t.scenario.family));
+                // Stable: within each rank the catalogue's order stands.
+                trials.sort_by_key(|t| fault.rank(t.scenario.id, t.scenario.family));
                 let selected = trials.len();
                 // A child token: Ctrl-C still stops every pass, and the first
                 // kill stops only this one (trials not started are left out).
