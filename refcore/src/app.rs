@@ -102,6 +102,9 @@ pub fn app(state: AppState) -> Router {
         .fallback(web::login::not_found_page)
         .method_not_allowed_fallback(page_method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT));
+    // The faults that only change what a surface sends rewrite its answers.
+    #[cfg(feature = "faults")]
+    let router = crate::faults::answers::wrap(router);
     crate::hostile::wrap(crate::variants::wrap(router, &state))
         .layer(middleware::from_fn(log_request))
         .with_state(state)

@@ -40,6 +40,8 @@ pub(crate) use fault;
 pub use fault_catalogue::refcore::{Fault, active};
 
 #[cfg(feature = "faults")]
+pub(crate) mod answers;
+#[cfg(feature = "faults")]
 mod domain;
 #[cfg(feature = "faults")]
 mod service;

@@ -50,25 +50,14 @@ pub async fn grants_list(
     let page = params.positive("page")?.unwrap_or(1);
     let limit = params.positive("limit")?.unwrap_or(agent::DEFAULT_LIMIT);
     let result = agent::list(&state.db, &caller, &states, page, limit).await?;
-    let keep: Vec<(&str, &str)> = (state_param.filter(|_| !fault!(LinkForgetsState)))
-        .map(|s| ("state", s))
-        .into_iter()
-        .collect();
-    let link_limit = if fault!(ClampWithoutContinuation) {
-        limit
-    } else {
-        result.limit
-    };
-    let mut headers = pagination::headers(
+    let keep: Vec<(&str, &str)> = state_param.map(|s| ("state", s)).into_iter().collect();
+    let headers = pagination::headers(
         &format!("{}/api/v1/agent-work-grants", state.public_url),
         &keep,
         page,
-        link_limit,
+        result.limit,
         result.total,
     );
-    if fault!(TotalCountWrong) {
-        headers.insert("x-total-count", result.grants.len().into());
-    }
     Ok((headers, Json(result.grants)).into_response())
 }
 
@@ -153,7 +142,6 @@ pub async fn grants_submit(
     let (outcome, json) = agent::submit(&state, &caller, &owner, &repo, id, &request).await?;
     let status = match outcome {
         SubmitOutcome::Created => StatusCode::CREATED,
-        SubmitOutcome::Replayed if fault!(ReplayAnswers201) => StatusCode::CREATED,
         SubmitOutcome::Replayed => StatusCode::OK,
     };
     Ok((status, Json(json)).into_response())

@@ -171,22 +171,8 @@ fn envelope_section(grant: &Grant) -> String {
 }
 
 fn decision_form(action: &str, class: &str, label: &str, csrf: &str, grant: &Grant) -> String {
-    if fault!(DecisionButtonOutsideForm) {
-        return format!(
-            "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}</form><button type=\"submit\">{label}</button>\n",
-            escape(action),
-            hidden("_csrf", csrf),
-            hidden("state_revision", &grant.state_revision.to_string())
-        );
-    }
-    // (Transparent: the page looks the same, but the layer takes every click.)
-    let veil = if fault!(DecisionButtonCovered) {
-        "<div style=\"position:fixed;inset:0;z-index:9\"></div>"
-    } else {
-        ""
-    };
     format!(
-        "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}<button type=\"submit\">{label}</button></form>{veil}\n",
+        "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}<button type=\"submit\">{label}</button></form>\n",
         escape(action),
         hidden("_csrf", csrf),
         hidden("state_revision", &grant.state_revision.to_string())
@@ -248,13 +234,7 @@ pub async fn grants_show_page(
          <h2>Receipts</h2>\n{}",
         grant.id,
         escape(&repo.full_name()),
-        if fault!(StateWordInTitleOnly) {
-            format!("<span title=\"{}\">&#9679;</span>", grant.state.as_str())
-        } else if fault!(PageShowsActiveAsAwaiting) && grant.state.as_str() == "active" {
-            "awaiting_human".to_owned()
-        } else {
-            grant.state.as_str().to_owned()
-        },
+        grant.state.as_str(),
         grant.state_revision,
         escape(&grant.agent.login),
         escape(&grant.prepared_by.login),

@@ -196,15 +196,5 @@ pub fn set_cookie(state: &AppState, value: &str, max_age: Option<i64>) -> String
     let age = max_age
         .map(|a| format!("; Max-Age={a}"))
         .unwrap_or_default();
-    let http_only = if fault!(SessionCookieNotHttpOnly) {
-        ""
-    } else {
-        "; HttpOnly"
-    };
-    let same_site = if fault!(SessionCookieNoSameSite) {
-        ""
-    } else {
-        "; SameSite=Lax"
-    };
-    format!("{COOKIE_NAME}={value}; Path=/{http_only}{same_site}{secure}{age}")
+    format!("{COOKIE_NAME}={value}; Path=/; HttpOnly; SameSite=Lax{secure}{age}")
 }
