@@ -45,6 +45,8 @@ pub(crate) mod answers;
 mod domain;
 #[cfg(feature = "faults")]
 mod service;
+#[cfg(feature = "faults")]
+pub(crate) mod web;
 
 /// The edges the service's rules answer with (`service::edges`): honest in
 /// a default build; in a faults build bent by the active fault, if it is

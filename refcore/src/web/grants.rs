@@ -6,16 +6,15 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 
+use super::edges::{Edge, Edges};
 use super::html::{self, escape, hidden, pre};
 use super::login::csrf_header;
 use super::session::Session;
 use crate::db::repos::RepoRow;
 use crate::domain::grant::{Grant, GrantState, Transition};
-use crate::domain::permission::Permission;
 use crate::domain::submission::Submission;
 use crate::error::{AppError, PageError};
 use crate::extract::{FormBody, WebPath, path_id};
-use crate::faults::fault;
 use crate::service::human;
 use crate::state::AppState;
 
@@ -189,11 +188,7 @@ pub async fn grants_show_page(
         Ok(u) => u,
         Err(redirect) => return Ok(redirect.into_response()),
     };
-    let repo = if fault!(ReaderSeesGrantPage) {
-        human::repo_at_least(&state.db, user, &owner, &repo, Permission::Read).await?
-    } else {
-        human::admin_repo(&state.db, user, &owner, &repo).await?
-    };
+    let repo = Edge::grant_page_repo(&state.db, user, &owner, &repo, None).await?;
     let (grant, receipts) = human::show(&state.db, &repo, path_id(&id)?).await?;
     let url = format!("{}/{}", base(&repo), grant.id);
     let csrf = session.csrf(&state);
@@ -276,11 +271,7 @@ async fn decide(
         Ok(u) => u,
         Err(redirect) => return Ok(redirect.into_response()),
     };
-    let repo = if fault!(WriterMayWithdraw) && transition == Transition::Withdraw {
-        human::repo_at_least(&state.db, user, &owner, &repo, Permission::Write).await?
-    } else {
-        human::admin_repo(&state.db, user, &owner, &repo).await?
-    };
+    let repo = Edge::grant_page_repo(&state.db, user, &owner, &repo, Some(transition)).await?;
     let id = path_id(&id)?;
     let revision = match form.get("state_revision")? {
         Some(raw) if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) => raw
