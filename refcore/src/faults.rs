@@ -42,6 +42,8 @@ pub use fault_catalogue::refcore::{Fault, active};
 #[cfg(feature = "faults")]
 pub(crate) mod answers;
 #[cfg(feature = "faults")]
+pub(crate) mod api;
+#[cfg(feature = "faults")]
 mod domain;
 #[cfg(feature = "faults")]
 mod service;

@@ -2,6 +2,7 @@
 //! `resource_action`, each only translating HTTP to a [`crate::service`]
 //! call and back.
 
+pub(crate) mod edges;
 pub mod grants;
 pub mod issues;
 pub mod meta;
