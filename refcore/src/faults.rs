@@ -46,6 +46,8 @@ pub(crate) mod api;
 #[cfg(feature = "faults")]
 mod domain;
 #[cfg(feature = "faults")]
+mod replay_cache;
+#[cfg(feature = "faults")]
 mod service;
 #[cfg(feature = "faults")]
 pub(crate) mod web;

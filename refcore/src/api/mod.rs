@@ -8,5 +8,4 @@ pub mod issues;
 pub mod meta;
 pub mod oauth;
 pub mod pagination;
-pub mod replay_cache;
 pub mod setup;

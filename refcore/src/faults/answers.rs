@@ -1,7 +1,8 @@
 //! The faults that only change what a surface sends (a header, a status,
 //! markup): one response-rewriting layer around the unchanged application,
 //! like the honest variants' (`crate::variants`), so no handler knows about
-//! them. Each rewrite names the fault it serves.
+//! them. Each rewrite names the fault it serves. The layer also puts
+//! `replay-served-from-cache`'s response cache in front of submit.
 
 use axum::Router;
 use axum::body::{Body, to_bytes};
@@ -11,14 +12,15 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 
-use super::{Fault, active};
+use super::{Fault, active, replay_cache};
 use crate::api::pagination;
 use crate::extract::Params;
 use crate::state::AppState;
 use crate::web::session::COOKIE_NAME;
 
 /// The faults this layer applies.
-const FAULTS: [Fault; 15] = [
+const FAULTS: [Fault; 16] = [
+    Fault::ReplayServedFromCache,
     Fault::SessionCookieNotHttpOnly,
     Fault::SessionCookieNoSameSite,
     Fault::TokenAnswerCacheable,
@@ -77,6 +79,9 @@ fn route(request: &Request) -> Route {
 /// The middleware: the answer to `request`, bent by the active fault.
 async fn bend(request: Request, next: Next) -> Response {
     let route = route(&request);
+    if matches!(route, Route::Submit) && active(Fault::ReplayServedFromCache) {
+        return replay_cache::serve(request, next).await;
+    }
     let mut response = next.run(request).await;
     session_cookie(response.headers_mut());
     match route {
