@@ -108,7 +108,7 @@ async fn bend(request: Request, next: Next) -> Response {
     response
 }
 
-/// `session-cookie-not-http-only`, `session-cookie-no-same-site`: the
+/// `session-cookie-not-httponly`, `session-cookie-no-samesite`: the
 /// session cookie's attribute left out.
 fn session_cookie(headers: &mut HeaderMap) {
     let drop = if active(Fault::SessionCookieNotHttpOnly) {
