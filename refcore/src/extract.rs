@@ -86,8 +86,11 @@ impl JsonBody {
         })?;
         // Every JSON body of the contract is an object; serde would also read
         // a struct from an array of its members in order.
-        if let Some(refusal) = Edge::json_refusal(&value) {
-            return Err(refusal);
+        if !value.is_object() && Edge::json_body_is_object() {
+            return Err(AppError::invalid("the request body must be a JSON object"));
+        }
+        if contains_nul(&value) && Edge::json_nul_refused() {
+            return Err(AppError::invalid("text must not contain NUL"));
         }
         serde_json::from_value(value)
             .map_err(|e| AppError::invalid(format!("invalid request: {}", bounded(&e.to_string()))))
@@ -103,8 +106,7 @@ fn bounded(message: &str) -> String {
     out
 }
 
-/// Whether `value` holds a NUL anywhere, member names included.
-pub(crate) fn contains_nul(value: &serde_json::Value) -> bool {
+fn contains_nul(value: &serde_json::Value) -> bool {
     match value {
         serde_json::Value::String(s) => s.contains('\0'),
         serde_json::Value::Array(items) => items.iter().any(contains_nul),

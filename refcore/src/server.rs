@@ -35,7 +35,8 @@ pub async fn run(
         addr: config.listen,
         source,
     })?;
-    let public_url = Edge::public_url(&config, addr);
+    let bound = || Edge::bound_url(&config, addr);
+    let public_url = Edge::public_url(config.public_url.clone().unwrap_or_else(bound));
     set_docs_url(format!("{public_url}/api/v1/openapi.json"));
     let state = AppState {
         db: db.clone(),

@@ -8,13 +8,11 @@
 
 use std::net::SocketAddr;
 
-use serde_json::Value;
-
 use crate::auth::Caller;
 use crate::config::Config;
 use crate::domain::grant::GrantState;
 use crate::error::AppError;
-use crate::extract::{JsonBody, contains_nul};
+use crate::extract::JsonBody;
 
 /// The edges this build answers with: [`Honest`], or a faults build's.
 #[cfg(feature = "faults")]
@@ -60,13 +58,15 @@ pub(crate) trait Edges {
         caller.require(&["write:repository"])
     }
 
-    /// A JSON body's value refused before its shape is read: anything but
-    /// an object, and any NUL anywhere (§3).
-    fn json_refusal(value: &Value) -> Option<AppError> {
-        if !value.is_object() {
-            return Some(AppError::invalid("the request body must be a JSON object"));
-        }
-        contains_nul(value).then(|| AppError::invalid("text must not contain NUL"))
+    /// Whether a JSON body must be an object: yes, as every body of the
+    /// contract is one (§3).
+    fn json_body_is_object() -> bool {
+        true
+    }
+
+    /// Whether a JSON body with a NUL anywhere is refused: yes (§3).
+    fn json_nul_refused() -> bool {
+        true
     }
 
     /// The media type of a `Content-Type` value: before its parameters.
@@ -95,13 +95,16 @@ pub(crate) trait Edges {
         )))
     }
 
-    /// The public URL every link is built on: `CORE_PUBLIC_URL` (without a
-    /// trailing `/`), else the address the Core listens on (§5).
-    fn public_url(config: &Config, bound: SocketAddr) -> String {
-        config
-            .public_url
-            .clone()
-            .unwrap_or_else(|| format!("http://{bound}"))
+    /// The public URL without `CORE_PUBLIC_URL`: the address the Core is
+    /// bound to (§5).
+    fn bound_url(_config: &Config, bound: SocketAddr) -> String {
+        format!("http://{bound}")
+    }
+
+    /// The public URL every link is built on, from `url` (`CORE_PUBLIC_URL`
+    /// without a trailing `/`, or [`Edges::bound_url`]): as is (§5).
+    fn public_url(url: String) -> String {
+        url
     }
 }
 

@@ -4,7 +4,6 @@
 
 use std::net::SocketAddr;
 
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::api::edges::{Edges, Honest};
@@ -70,17 +69,14 @@ impl Edges for Bent {
         Honest::require_collaborator_scope(caller)
     }
 
-    /// `json-array-read-as-object`; `nul-accepted-on-sqlite` (active on
-    /// SQLite only).
-    fn json_refusal(value: &Value) -> Option<AppError> {
-        if fault!(JsonArrayReadAsObject) {
-            // Checked as a member of an object: only a NUL refuses it.
-            return Honest::json_refusal(&serde_json::json!({ "": value }));
-        }
-        if fault!(NulAcceptedOnSqlite) && value.is_object() {
-            return None;
-        }
-        Honest::json_refusal(value)
+    /// `json-array-read-as-object`.
+    fn json_body_is_object() -> bool {
+        !fault!(JsonArrayReadAsObject) && Honest::json_body_is_object()
+    }
+
+    /// `nul-accepted-on-sqlite` (active on SQLite only).
+    fn json_nul_refused() -> bool {
+        !fault!(NulAcceptedOnSqlite) && Honest::json_nul_refused()
     }
 
     /// `json-media-type-params-refused`: the parameters stay, so
@@ -123,16 +119,20 @@ impl Edges for Bent {
     }
 
     /// `public-url-from-listen`: the configured listen address (say
-    /// `0.0.0.0:0`), not the bound one; `public-url-keeps-slash`:
-    /// `CORE_PUBLIC_URL`'s trailing `/` put back.
-    fn public_url(config: &Config, bound: SocketAddr) -> String {
-        if fault!(PublicUrlFromListen) && config.public_url.is_none() {
+    /// `0.0.0.0:0`), not the bound one.
+    fn bound_url(config: &Config, bound: SocketAddr) -> String {
+        if fault!(PublicUrlFromListen) {
             return format!("http://{}", config.listen);
         }
-        let url = Honest::public_url(config, bound);
+        Honest::bound_url(config, bound)
+    }
+
+    /// `public-url-keeps-slash`: `CORE_PUBLIC_URL`'s trailing `/`, which
+    /// `config` drops, put back.
+    fn public_url(url: String) -> String {
         match std::env::var("CORE_PUBLIC_URL") {
             Ok(raw) if fault!(PublicUrlKeepsSlash) && raw.ends_with('/') => format!("{url}/"),
-            _ => url,
+            _ => Honest::public_url(url),
         }
     }
 }

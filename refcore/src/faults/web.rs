@@ -14,7 +14,7 @@ use crate::domain::permission::Permission;
 use crate::error::{AppError, PageError};
 use crate::service::human;
 use crate::state::AppState;
-use crate::web::edges::{Edges, Form, Honest};
+use crate::web::edges::{Edges, Honest};
 use crate::web::session::Session;
 
 /// The pages' edges in a faults build.
@@ -51,44 +51,45 @@ impl Edges for Bent {
         !fault!(CsrfNotSessionBound) && Honest::csrf_binds_session()
     }
 
-    /// `login-skips-csrf`, `logout-skips-csrf`, `oauth-consent-skips-csrf`.
-    fn checks_csrf(form: Form) -> bool {
-        let skipped = match form {
-            Form::Login => fault!(LoginSkipsCsrf),
-            Form::Logout => fault!(LogoutSkipsCsrf),
-            Form::Consent => fault!(OauthConsentSkipsCsrf),
-        };
-        !skipped && Honest::checks_csrf(form)
+    /// `login-skips-csrf`.
+    fn login_checks_csrf() -> bool {
+        !fault!(LoginSkipsCsrf) && Honest::login_checks_csrf()
     }
 
-    /// `csrf-unchecked`; `csrf-ttl-ignored`; `csrf-header-any-session`: a
-    /// header token of any session passes if only it looks fresh;
-    /// `pages-accept-api-tokens`: one signed in by an API credential (no
-    /// session) passes.
-    fn csrf_passes(
-        session: &Session,
-        state: &AppState,
-        token: Option<&str>,
-        from_header: bool,
-    ) -> bool {
-        let signed_in_by_api = session.id.is_none() && session.user.is_some();
-        let fresh_header = from_header
-            && session.id.is_some()
-            && token.is_some_and(|t| fresh(t, db::unix_now(), state.csrf_ttl));
-        if fault!(CsrfUnchecked)
-            || (fault!(PagesAcceptApiTokens) && signed_in_by_api)
-            || (fault!(CsrfHeaderAnySession) && fresh_header)
-        {
-            return true;
-        }
+    /// `logout-skips-csrf`.
+    fn logout_checks_csrf() -> bool {
+        !fault!(LogoutSkipsCsrf) && Honest::logout_checks_csrf()
+    }
+
+    /// `oauth-consent-skips-csrf`.
+    fn consent_checks_csrf() -> bool {
+        !fault!(OauthConsentSkipsCsrf) && Honest::consent_checks_csrf()
+    }
+
+    /// `csrf-ttl-ignored`: about 136 years.
+    fn csrf_ttl(configured: Duration) -> Duration {
         if fault!(CsrfTtlIgnored) {
-            let forever = AppState {
-                csrf_ttl: Duration::from_secs(u32::MAX.into()),
-                ..state.clone()
-            };
-            return Honest::csrf_passes(session, &forever, token, from_header);
+            return Duration::from_secs(u32::MAX.into());
         }
-        Honest::csrf_passes(session, state, token, from_header)
+        Honest::csrf_ttl(configured)
+    }
+
+    /// `csrf-unchecked`.
+    fn csrf_required() -> bool {
+        !fault!(CsrfUnchecked) && Honest::csrf_required()
+    }
+
+    /// `csrf-header-any-session`: a header token of any session passes if
+    /// only it looks fresh.
+    fn csrf_of_another_session_passes(token: &str, from_header: bool, ttl: Duration) -> bool {
+        (fault!(CsrfHeaderAnySession) && from_header && fresh(token, db::unix_now(), ttl))
+            || Honest::csrf_of_another_session_passes(token, from_header, ttl)
+    }
+
+    /// `pages-accept-api-tokens`: one signed in by an API credential.
+    fn csrf_without_session_passes(session: &Session) -> bool {
+        (fault!(PagesAcceptApiTokens) && session.id.is_none() && session.user.is_some())
+            || Honest::csrf_without_session_passes(session)
     }
 
     /// `logout-keeps-session`.
@@ -96,24 +97,31 @@ impl Edges for Bent {
         !fault!(LogoutKeepsSession) && Honest::logout_ends_session()
     }
 
-    /// `reader-sees-grant-page`: a reader sees a grant's page;
-    /// `writer-may-withdraw`: a writer withdraws.
+    /// `reader-sees-grant-page`.
     async fn grant_page_repo(
         db: &Db,
         user: &UserRow,
         owner: &str,
         repo: &str,
-        transition: Option<Transition>,
     ) -> Result<RepoRow, AppError> {
-        match transition {
-            None if fault!(ReaderSeesGrantPage) => {
-                human::repo_at_least(db, user, owner, repo, Permission::Read).await
-            }
-            Some(Transition::Withdraw) if fault!(WriterMayWithdraw) => {
-                human::repo_at_least(db, user, owner, repo, Permission::Write).await
-            }
-            _ => Honest::grant_page_repo(db, user, owner, repo, transition).await,
+        if fault!(ReaderSeesGrantPage) {
+            return human::repo_at_least(db, user, owner, repo, Permission::Read).await;
         }
+        Honest::grant_page_repo(db, user, owner, repo).await
+    }
+
+    /// `writer-may-withdraw`.
+    async fn deciding_repo(
+        db: &Db,
+        user: &UserRow,
+        owner: &str,
+        repo: &str,
+        transition: Transition,
+    ) -> Result<RepoRow, AppError> {
+        if fault!(WriterMayWithdraw) && transition == Transition::Withdraw {
+            return human::repo_at_least(db, user, owner, repo, Permission::Write).await;
+        }
+        Honest::deciding_repo(db, user, owner, repo, transition).await
     }
 }
 

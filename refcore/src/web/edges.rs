@@ -4,11 +4,12 @@
 //! edge instead of deciding inline, so a faults build can bend exactly that
 //! point (`crate::faults::web`) while `web/` reads as the contract only.
 
+use std::time::Duration;
+
 use axum::http::request::Parts;
 
-use super::csrf;
 use super::session::Session;
-use crate::db::{self, Db, repos::RepoRow, users::UserRow};
+use crate::db::{Db, repos::RepoRow, users::UserRow};
 use crate::domain::grant::Transition;
 use crate::error::{AppError, PageError};
 use crate::service::human;
@@ -20,14 +21,6 @@ pub(crate) use crate::faults::web::Bent as Edge;
 /// The edges this build answers with: [`Honest`].
 #[cfg(not(feature = "faults"))]
 pub(crate) use Honest as Edge;
-
-/// A form that checks its `_csrf` on its own route.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Form {
-    Login,
-    Logout,
-    Consent,
-}
 
 /// The bendable points of the pages' rules; every default is the contract.
 pub(crate) trait Edges {
@@ -52,25 +45,41 @@ pub(crate) trait Edges {
         true
     }
 
-    /// Whether `form` checks its `_csrf`: every form does (§4).
-    fn checks_csrf(_form: Form) -> bool {
+    /// Whether the login form checks its `_csrf`: yes (§4).
+    fn login_checks_csrf() -> bool {
         true
     }
 
-    /// Whether `token` (from the `X-Csrf-Token` header when `from_header`)
-    /// passes for `session`: a live token of this session (§4).
-    fn csrf_passes(
-        session: &Session,
-        state: &AppState,
-        token: Option<&str>,
-        _from_header: bool,
-    ) -> bool {
-        match (&session.id, token) {
-            (Some(id), Some(token)) => {
-                csrf::verify(&state.secret_key, id, token, db::unix_now(), state.csrf_ttl)
-            }
-            _ => false,
-        }
+    /// Whether the logout form checks its `_csrf`: yes (§4).
+    fn logout_checks_csrf() -> bool {
+        true
+    }
+
+    /// Whether the consent form checks its `_csrf`: yes (§9).
+    fn consent_checks_csrf() -> bool {
+        true
+    }
+
+    /// How long a `_csrf` lives: `CORE_CSRF_TTL_SECS` (`configured`).
+    fn csrf_ttl(configured: Duration) -> Duration {
+        configured
+    }
+
+    /// Whether a form needs a live `_csrf` of its session at all: yes (§4).
+    fn csrf_required() -> bool {
+        true
+    }
+
+    /// Whether a `token` that is not this session's passes all the same
+    /// (`from_header`: sent as `X-Csrf-Token`): never (§4).
+    fn csrf_of_another_session_passes(_token: &str, _from_header: bool, _ttl: Duration) -> bool {
+        false
+    }
+
+    /// Whether `session`, signed in without a session id, passes the check
+    /// without a token: never, as only a session signs in (§4).
+    fn csrf_without_session_passes(_session: &Session) -> bool {
+        false
     }
 
     /// Whether signing out ends the session: yes (§4).
@@ -78,14 +87,24 @@ pub(crate) trait Edges {
         true
     }
 
-    /// The repository whose grant's page `user` shows (`transition` `None`)
-    /// or decides on: only its admin's (§4).
+    /// The repository whose grant's page `user` may see: only its admin's (§4).
     async fn grant_page_repo(
         db: &Db,
         user: &UserRow,
         owner: &str,
         repo: &str,
-        _transition: Option<Transition>,
+    ) -> Result<RepoRow, AppError> {
+        human::admin_repo(db, user, owner, repo).await
+    }
+
+    /// The repository whose grant `user` may decide on by `transition`:
+    /// only its admin's (§4).
+    async fn deciding_repo(
+        db: &Db,
+        user: &UserRow,
+        owner: &str,
+        repo: &str,
+        _transition: Transition,
     ) -> Result<RepoRow, AppError> {
         human::admin_repo(db, user, owner, repo).await
     }

@@ -188,7 +188,7 @@ pub async fn grants_show_page(
         Ok(u) => u,
         Err(redirect) => return Ok(redirect.into_response()),
     };
-    let repo = Edge::grant_page_repo(&state.db, user, &owner, &repo, None).await?;
+    let repo = Edge::grant_page_repo(&state.db, user, &owner, &repo).await?;
     let (grant, receipts) = human::show(&state.db, &repo, path_id(&id)?).await?;
     let url = format!("{}/{}", base(&repo), grant.id);
     let csrf = session.csrf(&state);
@@ -271,7 +271,7 @@ async fn decide(
         Ok(u) => u,
         Err(redirect) => return Ok(redirect.into_response()),
     };
-    let repo = Edge::grant_page_repo(&state.db, user, &owner, &repo, Some(transition)).await?;
+    let repo = Edge::deciding_repo(&state.db, user, &owner, &repo, transition).await?;
     let id = path_id(&id)?;
     let revision = match form.get("state_revision")? {
         Some(raw) if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) => raw

@@ -5,7 +5,7 @@ use axum::http::header::{LOCATION, SET_COOKIE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::edges::{Edge, Edges, Form};
+use super::edges::{Edge, Edges};
 use super::html::{self, escape, hidden};
 use super::session::{self, Session};
 use crate::auth::secrets;
@@ -91,7 +91,7 @@ pub async fn login_submit(
     headers: HeaderMap,
     FormBody(form): FormBody,
 ) -> Result<Response, PageError> {
-    if Edge::checks_csrf(Form::Login) {
+    if Edge::login_checks_csrf() {
         session.check_csrf(&state, &form, csrf_header(&headers))?;
     }
     let login = form.get("user_name")?.unwrap_or("");
@@ -137,7 +137,7 @@ pub async fn logout_submit(
     headers: HeaderMap,
     FormBody(form): FormBody,
 ) -> Result<Response, PageError> {
-    if Edge::checks_csrf(Form::Logout) {
+    if Edge::logout_checks_csrf() {
         session.check_csrf(&state, &form, csrf_header(&headers))?;
     }
     if let Some(id) = &session.id

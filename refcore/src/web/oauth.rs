@@ -6,7 +6,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 
-use super::edges::{Edge, Edges, Form};
+use super::edges::{Edge, Edges};
 use super::html::{self, escape, hidden};
 use super::login::csrf_header;
 use super::session::Session;
@@ -118,7 +118,7 @@ pub async fn grant_submit(
     headers: HeaderMap,
     FormBody(form): FormBody,
 ) -> Result<Response, PageError> {
-    if Edge::checks_csrf(Form::Consent) {
+    if Edge::consent_checks_csrf() {
         session.check_csrf(&state, &form, csrf_header(&headers))?;
     }
     let user = match session.user_or_login() {
