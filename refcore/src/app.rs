@@ -6,12 +6,11 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use axum::routing::{MethodRouter, delete, get, post, put};
+use axum::routing::{delete, get, post, put};
 
-use crate::api::{grants, issues, meta, oauth, replay_cache, setup};
+use crate::api::{grants, issues, meta, oauth, setup};
 use crate::error::{AppError, PageError};
 use crate::extract::BODY_LIMIT;
-use crate::faults::fault;
 use crate::state::AppState;
 use crate::web;
 
@@ -25,7 +24,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/agent-work-grants", get(grants::grants_list))
         .route(grant, get(grants::grants_get))
         .route(&format!("{grant}/confirm"), post(grants::grants_confirm))
-        .route(&format!("{grant}/issues"), submit_route())
+        .route(&format!("{grant}/issues"), post(grants::grants_submit))
         .route(
             &format!("{grant}/submissions/{{key}}"),
             get(grants::submissions_get),
@@ -102,20 +101,12 @@ pub fn app(state: AppState) -> Router {
         .fallback(web::login::not_found_page)
         .method_not_allowed_fallback(page_method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT));
+    // The faults that only change what a surface sends rewrite its answers.
+    #[cfg(feature = "faults")]
+    let router = crate::faults::answers::wrap(router);
     crate::hostile::wrap(crate::variants::wrap(router, &state))
         .layer(middleware::from_fn(log_request))
         .with_state(state)
-}
-
-/// The submit route; under the `replay-served-from-cache` fault, behind a
-/// response cache that answers identical requests before authentication.
-fn submit_route() -> MethodRouter<AppState> {
-    let route = post(grants::grants_submit);
-    if fault!(ReplayServedFromCache) {
-        route.layer(middleware::from_fn(replay_cache::serve))
-    } else {
-        route
-    }
 }
 
 async fn api_not_found() -> AppError {

@@ -12,11 +12,10 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, StatusCode};
-use percent_encoding::percent_decode;
 use serde::de::DeserializeOwned;
 
+use crate::api::edges::{Edge, Edges};
 use crate::error::{AppError, PageError};
-use crate::faults::fault;
 
 /// Largest request body accepted on any route (413 above). 2 MiB so that
 /// every valid request fits: a 262,144-byte body of control characters is
@@ -28,7 +27,7 @@ pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// authentication, so a bad credential is 401 whatever the body holds.
 #[derive(Debug)]
 pub struct JsonBody {
-    bytes: Bytes,
+    pub(crate) bytes: Bytes,
     json_content_type: bool,
 }
 
@@ -50,10 +49,7 @@ pub fn content_type_is(headers: &HeaderMap, expected: &str) -> bool {
     headers
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| match fault!(JsonMediaTypeParamsRefused) {
-            true => Some(v),
-            false => v.split(';').next(),
-        })
+        .map(Edge::media_type)
         .is_some_and(|v| v.trim().eq_ignore_ascii_case(expected))
 }
 
@@ -76,14 +72,6 @@ impl JsonBody {
         self.bytes.is_empty()
     }
 
-    /// SHA-256 of the raw body bytes, hex: only the
-    /// `replay-compares-raw-bytes` fault uses it (requests are compared
-    /// decoded).
-    pub fn sha256_hex(&self) -> String {
-        use sha2::{Digest, Sha256};
-        hex::encode(Sha256::digest(&self.bytes))
-    }
-
     /// Decodes the body as `T` (which should deny unknown fields).
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, AppError> {
         if !self.json_content_type {
@@ -98,10 +86,10 @@ impl JsonBody {
         })?;
         // Every JSON body of the contract is an object; serde would also read
         // a struct from an array of its members in order.
-        if !value.is_object() && !fault!(JsonArrayReadAsObject) {
+        if !value.is_object() && Edge::json_body_is_object() {
             return Err(AppError::invalid("the request body must be a JSON object"));
         }
-        if contains_nul(&value) && !fault!(NulAcceptedOnSqlite) {
+        if contains_nul(&value) && Edge::json_nul_refused() {
             return Err(AppError::invalid("text must not contain NUL"));
         }
         serde_json::from_value(value)
@@ -153,29 +141,13 @@ fn decode_component(raw: &[u8]) -> Result<String, AppError> {
                 && raw[i + 1].is_ascii_hexdigit()
                 && raw[i + 2].is_ascii_hexdigit();
             if !ok {
-                // The cargo-mutants survivor (`&&` made `||`) this fault keeps.
-                assert!(
-                    !(fault!(ShortEscapeDropsConnection) && raw.len() <= i + 2),
-                    "escape past the end"
-                );
+                Edge::malformed_escape(raw, i);
                 return Err(AppError::bad_request("malformed percent-encoding"));
             }
         }
     }
-    // `+` is a space before percent-decoding: a typed `+` arrives as `%2B`.
-    let raw: Vec<u8> = match fault!(FormPlusDecodedLate) {
-        true => percent_decode(raw).collect(),
-        false => raw.to_vec(),
-    };
-    let plus: Vec<u8> = raw
-        .iter()
-        .map(|&b| if b == b'+' { b' ' } else { b })
-        .collect();
-    let bytes: Vec<u8> = match fault!(FormPlusDecodedLate) {
-        true => plus,
-        false => percent_decode(&plus).collect(),
-    };
-    String::from_utf8(bytes).map_err(|_| AppError::bad_request("form or query is not valid UTF-8"))
+    String::from_utf8(Edge::decoded(raw))
+        .map_err(|_| AppError::bad_request("form or query is not valid UTF-8"))
 }
 
 /// Decoded name/value pairs of a query string or form, with lookups that
@@ -212,10 +184,7 @@ impl Params {
             None => Ok(None),
             Some(raw) => match raw.parse::<i64>() {
                 Ok(n) if n >= 1 && raw.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(n)),
-                _ if fault!(ListNumbersLenient) => Ok(None),
-                _ => Err(AppError::bad_request(format!(
-                    "{name} must be a positive integer"
-                ))),
+                _ => Edge::not_positive(name),
             },
         }
     }

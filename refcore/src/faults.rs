@@ -40,9 +40,17 @@ pub(crate) use fault;
 pub use fault_catalogue::refcore::{Fault, active};
 
 #[cfg(feature = "faults")]
+pub(crate) mod answers;
+#[cfg(feature = "faults")]
+pub(crate) mod api;
+#[cfg(feature = "faults")]
 mod domain;
 #[cfg(feature = "faults")]
+mod replay_cache;
+#[cfg(feature = "faults")]
 mod service;
+#[cfg(feature = "faults")]
+pub(crate) mod web;
 
 /// The edges the service's rules answer with (`service::edges`): honest in
 /// a default build; in a faults build bent by the active fault, if it is

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
+use crate::api::edges::{Edge, Edges};
 use crate::config::Config;
 use crate::db::{self, Db};
 use crate::error::{StartError, set_docs_url};
-use crate::faults::fault;
 use crate::service::setup;
 use crate::state::AppState;
 
@@ -35,19 +35,8 @@ pub async fn run(
         addr: config.listen,
         source,
     })?;
-    let public_url =
-        config
-            .public_url
-            .clone()
-            .unwrap_or_else(|| match fault!(PublicUrlFromListen) {
-                true => format!("http://{}", config.listen),
-                false => format!("http://{addr}"),
-            });
-    // `config` drops a trailing `/` of `CORE_PUBLIC_URL`; the fault puts it back.
-    let public_url = match std::env::var("CORE_PUBLIC_URL") {
-        Ok(raw) if fault!(PublicUrlKeepsSlash) && raw.ends_with('/') => format!("{public_url}/"),
-        _ => public_url,
-    };
+    let bound = || Edge::bound_url(&config, addr);
+    let public_url = Edge::public_url(config.public_url.clone().unwrap_or_else(bound));
     set_docs_url(format!("{public_url}/api/v1/openapi.json"));
     let state = AppState {
         db: db.clone(),

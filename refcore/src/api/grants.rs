@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
+use super::edges::{Edge, Edges};
 use super::pagination;
 use crate::auth::Caller;
 use crate::domain::grant::{GrantJson, GrantState, Triple};
@@ -13,12 +14,10 @@ use crate::domain::submission::GrantSubmissionJson;
 use crate::domain::validate;
 use crate::error::AppError;
 use crate::extract::{ApiPath, JsonBody, Params, path_id};
-use crate::faults::fault;
 use crate::service::agent::{self, SubmitOutcome, SubmitRequest};
 use crate::state::AppState;
 
 const READ: &[&str] = &["read:repository"];
-const WRITE: &[&str] = &["read:repository", "write:issue"];
 
 /// `GET /api/v1/agent-work-grants?state=&page=&limit=`.
 pub async fn grants_list(
@@ -28,14 +27,10 @@ pub async fn grants_list(
 ) -> Result<Response, AppError> {
     caller.require(READ)?;
     let params = Params::from_query(query.as_deref())?;
-    let state_param = params.get("state")?.filter(|_| !fault!(StateFilterIgnored));
+    let state_param = params.get("state")?.filter(|_| Edge::reads_state_filter());
     let states: Vec<GrantState> = match state_param {
-        None if !fault!(ListDefaultIncludesRevoked) => vec![
-            GrantState::AwaitingAgent,
-            GrantState::AwaitingHuman,
-            GrantState::Active,
-        ],
-        None | Some("all") => vec![
+        None => Edge::default_list_states().to_vec(),
+        Some("all") => vec![
             GrantState::AwaitingAgent,
             GrantState::AwaitingHuman,
             GrantState::Active,
@@ -50,25 +45,14 @@ pub async fn grants_list(
     let page = params.positive("page")?.unwrap_or(1);
     let limit = params.positive("limit")?.unwrap_or(agent::DEFAULT_LIMIT);
     let result = agent::list(&state.db, &caller, &states, page, limit).await?;
-    let keep: Vec<(&str, &str)> = (state_param.filter(|_| !fault!(LinkForgetsState)))
-        .map(|s| ("state", s))
-        .into_iter()
-        .collect();
-    let link_limit = if fault!(ClampWithoutContinuation) {
-        limit
-    } else {
-        result.limit
-    };
-    let mut headers = pagination::headers(
+    let keep: Vec<(&str, &str)> = state_param.map(|s| ("state", s)).into_iter().collect();
+    let headers = pagination::headers(
         &format!("{}/api/v1/agent-work-grants", state.public_url),
         &keep,
         page,
-        link_limit,
+        result.limit,
         result.total,
     );
-    if fault!(TotalCountWrong) {
-        headers.insert("x-total-count", result.grants.len().into());
-    }
     Ok((headers, Json(result.grants)).into_response())
 }
 
@@ -101,7 +85,7 @@ pub async fn grants_confirm(
     ApiPath((owner, repo, id)): ApiPath<(String, String, String)>,
     body: JsonBody,
 ) -> Result<Json<GrantJson>, AppError> {
-    caller.require(if fault!(ScopeUnchecked) { READ } else { WRITE })?;
+    caller.require(Edge::grant_write_scopes())?;
     let body: ConfirmBody = body.parse()?;
     let id = path_id(&id)?;
     let triple = Triple {
@@ -133,7 +117,7 @@ pub async fn grants_submit(
     ApiPath((owner, repo, id)): ApiPath<(String, String, String)>,
     raw: JsonBody,
 ) -> Result<Response, AppError> {
-    caller.require(if fault!(ScopeUnchecked) { READ } else { WRITE })?;
+    caller.require(Edge::grant_write_scopes())?;
     let body: SubmitBody = raw.parse()?;
     validate::request_key(&body.request_key)?;
     validate::title(&body.title)?;
@@ -148,12 +132,11 @@ pub async fn grants_submit(
         request_key: body.request_key,
         title: body.title,
         body: body.body,
-        raw_digest: fault!(ReplayComparesRawBytes).then(|| raw.sha256_hex()),
+        raw_digest: Edge::raw_digest(&raw),
     };
     let (outcome, json) = agent::submit(&state, &caller, &owner, &repo, id, &request).await?;
     let status = match outcome {
         SubmitOutcome::Created => StatusCode::CREATED,
-        SubmitOutcome::Replayed if fault!(ReplayAnswers201) => StatusCode::CREATED,
         SubmitOutcome::Replayed => StatusCode::OK,
     };
     Ok((status, Json(json)).into_response())

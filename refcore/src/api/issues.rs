@@ -7,12 +7,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
+use super::edges::{Edge, Edges};
 use super::pagination;
 use crate::auth::{Caller, MaybeCaller};
 use crate::domain::json::{IssueJson, RepoJson};
 use crate::error::AppError;
 use crate::extract::{ApiPath, JsonBody, Params, path_id};
-use crate::faults::fault;
 use crate::service::{issues, setup};
 use crate::state::AppState;
 
@@ -161,11 +161,7 @@ pub async fn issues_move(
     ApiPath(id): ApiPath<String>,
     body: JsonBody,
 ) -> Result<Json<IssueJson>, AppError> {
-    if fault!(RepoAdminMovesIssues) {
-        caller.require(&["write:issue"])?;
-    } else {
-        caller.require_site_admin("write:admin")?;
-    }
+    Edge::require_mover(&caller)?;
     let body: MoveBody = body.parse()?;
     let id = path_id(&id)?;
     Ok(Json(

@@ -2,10 +2,10 @@
 //! `resource_action`, each only translating HTTP to a [`crate::service`]
 //! call and back.
 
+pub(crate) mod edges;
 pub mod grants;
 pub mod issues;
 pub mod meta;
 pub mod oauth;
 pub mod pagination;
-pub mod replay_cache;
 pub mod setup;

@@ -14,7 +14,6 @@ use crate::auth::Caller;
 use crate::domain::oauth::{GRANT_TYPE, Redemption};
 use crate::error::AppError;
 use crate::extract::{JsonBody, Params, content_type_is};
-use crate::faults::fault;
 use crate::service::oauth::{self, TokenRequest};
 use crate::state::AppState;
 
@@ -117,17 +116,7 @@ pub async fn access_token_create(
     let token = oauth::exchange(&state.db, &request, state.oauth_token_ttl).await?;
     Ok((
         StatusCode::OK,
-        [
-            (
-                CACHE_CONTROL,
-                if fault!(TokenAnswerCacheable) {
-                    "private"
-                } else {
-                    "no-store"
-                },
-            ),
-            (PRAGMA, "no-cache"),
-        ],
+        [(CACHE_CONTROL, "no-store"), (PRAGMA, "no-cache")],
         Json(token),
     )
         .into_response())

@@ -2,28 +2,25 @@
 
 use axum::http::{HeaderMap, HeaderValue};
 
-use crate::faults::fault;
-
 /// Headers for page `page` of `total` items at `limit` per page; `path` is
 /// the absolute URL of the list and `keep` the query parameters to repeat.
 pub fn headers(path: &str, keep: &[(&str, &str)], page: i64, limit: i64, total: i64) -> HeaderMap {
     let mut map = HeaderMap::new();
     map.insert("x-total-count", HeaderValue::from(total));
-    // (Both conditions are the constant `false` in a default build.)
-    #[allow(clippy::ifs_same_cond)]
-    let round_up = if fault!(LinkLastOvercounts) {
-        limit + 1
-    } else if fault!(LinkLastPastFullPage) {
-        limit
-    } else {
-        limit - 1
-    };
-    let last = if fault!(LinkWrong) {
-        total / limit
-    } else {
-        (total + round_up) / limit
+    let link = link(path, keep, page, limit, last_page(total, limit));
+    if let Ok(value) = HeaderValue::from_str(&link) {
+        map.insert("link", value);
     }
-    .max(1);
+    map
+}
+
+/// The last page of `total` items at `limit` per page; 1 when there are none.
+pub fn last_page(total: i64, limit: i64) -> i64 {
+    ((total + limit - 1) / limit).max(1)
+}
+
+/// The `Link` value of page `page` of `last` (see [`headers`]).
+pub fn link(path: &str, keep: &[(&str, &str)], page: i64, limit: i64, last: i64) -> String {
     let url = |p: i64| {
         let mut query = url::form_urlencoded::Serializer::new(String::new());
         for (k, v) in keep {
@@ -42,12 +39,7 @@ pub fn headers(path: &str, keep: &[(&str, &str)], page: i64, limit: i64, total: 
     }
     links.push(format!("<{}>; rel=\"first\"", url(1)));
     links.push(format!("<{}>; rel=\"last\"", url(last)));
-    if let Ok(value) = HeaderValue::from_str(&links.join(", "))
-        && !fault!(LinkMissing)
-    {
-        map.insert("link", value);
-    }
-    map
+    links.join(", ")
 }
 
 #[cfg(test)]

@@ -7,12 +7,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
+use super::edges::{Edge, Edges};
 use crate::auth::Caller;
 use crate::domain::json::RepoJson;
 use crate::domain::permission::Permission;
 use crate::error::AppError;
 use crate::extract::{ApiPath, JsonBody, path_id};
-use crate::faults::fault;
 use crate::service::setup;
 use crate::state::AppState;
 
@@ -146,9 +146,7 @@ pub async fn collaborators_put(
     ApiPath((owner, repo, login)): ApiPath<(String, String, String)>,
     body: JsonBody,
 ) -> Result<StatusCode, AppError> {
-    if !fault!(CollaboratorScopeUnchecked) {
-        caller.require(&["write:repository"])?;
-    }
+    Edge::require_collaborator_scope(&caller)?;
     let requested = if body.is_empty() {
         None
     } else {

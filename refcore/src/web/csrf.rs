@@ -7,7 +7,7 @@ use std::time::Duration;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::faults::fault;
+use super::edges::{Edge, Edges};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -15,7 +15,7 @@ fn mac(key: &[u8], session_id: &str, issued: i64) -> HmacSha256 {
     // HMAC accepts keys of any length; this cannot fail.
     let mut mac = HmacSha256::new_from_slice(key).expect("hmac accepts any key length");
     mac.update(b"refcore-csrf\0");
-    if !fault!(CsrfNotSessionBound) {
+    if Edge::csrf_binds_session() {
         mac.update(session_id.as_bytes());
     }
     mac.update(b"\0");
@@ -47,18 +47,6 @@ pub fn verify(key: &[u8], session_id: &str, token: &str, now: i64, ttl: Duration
         return false;
     }
     mac(key, session_id, issued).verify_slice(&tag).is_ok()
-}
-
-/// Whether `token` looks like a token issued no longer than `ttl` ago,
-/// whatever session it was issued to and without checking its MAC: only the
-/// `csrf-header-any-session` fault uses it (a real check is [`verify`]).
-pub fn fresh(token: &str, now: i64, ttl: Duration) -> bool {
-    let Some((issued, _)) = token.split_once('.') else {
-        return false;
-    };
-    issued
-        .parse::<i64>()
-        .is_ok_and(|issued| (-5..=ttl.as_secs() as i64).contains(&(now - issued)))
 }
 
 #[cfg(test)]

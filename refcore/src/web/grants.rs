@@ -6,16 +6,15 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 
+use super::edges::{Edge, Edges};
 use super::html::{self, escape, hidden, pre};
 use super::login::csrf_header;
 use super::session::Session;
 use crate::db::repos::RepoRow;
 use crate::domain::grant::{Grant, GrantState, Transition};
-use crate::domain::permission::Permission;
 use crate::domain::submission::Submission;
 use crate::error::{AppError, PageError};
 use crate::extract::{FormBody, WebPath, path_id};
-use crate::faults::fault;
 use crate::service::human;
 use crate::state::AppState;
 
@@ -171,22 +170,8 @@ fn envelope_section(grant: &Grant) -> String {
 }
 
 fn decision_form(action: &str, class: &str, label: &str, csrf: &str, grant: &Grant) -> String {
-    if fault!(DecisionButtonOutsideForm) {
-        return format!(
-            "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}</form><button type=\"submit\">{label}</button>\n",
-            escape(action),
-            hidden("_csrf", csrf),
-            hidden("state_revision", &grant.state_revision.to_string())
-        );
-    }
-    // (Transparent: the page looks the same, but the layer takes every click.)
-    let veil = if fault!(DecisionButtonCovered) {
-        "<div style=\"position:fixed;inset:0;z-index:9\"></div>"
-    } else {
-        ""
-    };
     format!(
-        "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}<button type=\"submit\">{label}</button></form>{veil}\n",
+        "<form method=\"post\" action=\"{}\" class=\"{class}\">{}{}<button type=\"submit\">{label}</button></form>\n",
         escape(action),
         hidden("_csrf", csrf),
         hidden("state_revision", &grant.state_revision.to_string())
@@ -203,11 +188,7 @@ pub async fn grants_show_page(
         Ok(u) => u,
         Err(redirect) => return Ok(redirect.into_response()),
     };
-    let repo = if fault!(ReaderSeesGrantPage) {
-        human::repo_at_least(&state.db, user, &owner, &repo, Permission::Read).await?
-    } else {
-        human::admin_repo(&state.db, user, &owner, &repo).await?
-    };
+    let repo = Edge::grant_page_repo(&state.db, user, &owner, &repo).await?;
     let (grant, receipts) = human::show(&state.db, &repo, path_id(&id)?).await?;
     let url = format!("{}/{}", base(&repo), grant.id);
     let csrf = session.csrf(&state);
@@ -248,13 +229,7 @@ pub async fn grants_show_page(
          <h2>Receipts</h2>\n{}",
         grant.id,
         escape(&repo.full_name()),
-        if fault!(StateWordInTitleOnly) {
-            format!("<span title=\"{}\">&#9679;</span>", grant.state.as_str())
-        } else if fault!(PageShowsActiveAsAwaiting) && grant.state.as_str() == "active" {
-            "awaiting_human".to_owned()
-        } else {
-            grant.state.as_str().to_owned()
-        },
+        grant.state.as_str(),
         grant.state_revision,
         escape(&grant.agent.login),
         escape(&grant.prepared_by.login),
@@ -296,11 +271,7 @@ async fn decide(
         Ok(u) => u,
         Err(redirect) => return Ok(redirect.into_response()),
     };
-    let repo = if fault!(WriterMayWithdraw) && transition == Transition::Withdraw {
-        human::repo_at_least(&state.db, user, &owner, &repo, Permission::Write).await?
-    } else {
-        human::admin_repo(&state.db, user, &owner, &repo).await?
-    };
+    let repo = Edge::deciding_repo(&state.db, user, &owner, &repo, transition).await?;
     let id = path_id(&id)?;
     let revision = match form.get("state_revision")? {
         Some(raw) if !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit()) => raw

@@ -5,6 +5,7 @@ use axum::http::header::{LOCATION, SET_COOKIE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use super::edges::{Edge, Edges};
 use super::html::{self, escape, hidden};
 use super::session::{self, Session};
 use crate::auth::secrets;
@@ -12,7 +13,6 @@ use crate::db;
 use crate::domain::validate;
 use crate::error::{AppError, PageError};
 use crate::extract::{FormBody, Params};
-use crate::faults::fault;
 use crate::state::AppState;
 
 /// The `X-Csrf-Token` header, the alternative to the `_csrf` field.
@@ -91,7 +91,7 @@ pub async fn login_submit(
     headers: HeaderMap,
     FormBody(form): FormBody,
 ) -> Result<Response, PageError> {
-    if !fault!(LoginSkipsCsrf) {
+    if Edge::login_checks_csrf() {
         session.check_csrf(&state, &form, csrf_header(&headers))?;
     }
     let login = form.get("user_name")?.unwrap_or("");
@@ -137,11 +137,11 @@ pub async fn logout_submit(
     headers: HeaderMap,
     FormBody(form): FormBody,
 ) -> Result<Response, PageError> {
-    if !fault!(LogoutSkipsCsrf) {
+    if Edge::logout_checks_csrf() {
         session.check_csrf(&state, &form, csrf_header(&headers))?;
     }
     if let Some(id) = &session.id
-        && !fault!(LogoutKeepsSession)
+        && Edge::logout_ends_session()
     {
         session::destroy(&state, id).await?;
     }

@@ -9,8 +9,10 @@
 //! - [`grants`]: list, prepare, show, approve and withdraw.
 //! - [`issues`]: the Issue page with its poster and grant attribution.
 //! - [`oauth`]: the authorize page and the consent form (spec §9).
+//! - [`edges`]: the points of those rules a faults build may bend.
 
 pub mod csrf;
+pub(crate) mod edges;
 pub mod grants;
 pub mod html;
 pub mod issues;

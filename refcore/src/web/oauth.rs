@@ -6,13 +6,13 @@ use axum::extract::{RawQuery, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 
+use super::edges::{Edge, Edges};
 use super::html::{self, escape, hidden};
 use super::login::csrf_header;
 use super::session::Session;
 use crate::domain::oauth::{self as rules, RawRequest};
 use crate::error::{AppError, PageError};
 use crate::extract::{FormBody, Params};
-use crate::faults::fault;
 use crate::service::oauth::{self, Authorization};
 use crate::state::AppState;
 
@@ -118,7 +118,7 @@ pub async fn grant_submit(
     headers: HeaderMap,
     FormBody(form): FormBody,
 ) -> Result<Response, PageError> {
-    if !fault!(OauthConsentSkipsCsrf) {
+    if Edge::consent_checks_csrf() {
         session.check_csrf(&state, &form, csrf_header(&headers))?;
     }
     let user = match session.user_or_login() {

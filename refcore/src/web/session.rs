@@ -8,11 +8,11 @@ use axum::http::request::Parts;
 use axum::response::Redirect;
 
 use super::csrf;
-use crate::auth::{MaybeCaller, secrets};
+use super::edges::{Edge, Edges};
+use crate::auth::secrets;
 use crate::db::{self, users::UserRow};
 use crate::error::{AppError, PageError};
 use crate::extract::Params;
-use crate::faults::fault;
 use crate::state::AppState;
 
 /// The cookie's name.
@@ -32,12 +32,7 @@ pub struct Session {
 fn cookie_value(parts: &Parts) -> Option<String> {
     for header in parts.headers.get_all(COOKIE) {
         let Ok(text) = header.to_str() else { continue };
-        let pairs = if fault!(CookieFirstPairOnly) {
-            1
-        } else {
-            usize::MAX
-        };
-        for pair in text.split(';').take(pairs) {
+        for pair in text.split(';').take(Edge::cookie_pairs()) {
             if let Some((name, value)) = pair.trim().split_once('=')
                 && name == COOKIE_NAME
                 && value.len() == 64
@@ -54,9 +49,7 @@ impl FromRequestParts<AppState> for Session {
     type Rejection = PageError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, PageError> {
-        if fault!(PagesAcceptApiTokens)
-            && let Some(signed_in) = api_credential_as_sign_in(parts, state).await?
-        {
+        if let Some(signed_in) = Edge::signed_in_otherwise(parts, state).await? {
             return Ok(signed_in);
         }
         let Some(id) = cookie_value(parts) else {
@@ -82,20 +75,6 @@ impl FromRequestParts<AppState> for Session {
         };
         Ok(Session { id: Some(id), user })
     }
-}
-
-/// The request's API credential (token, Bearer, Basic) taken as a page
-/// sign-in, bots included, without a session: only the
-/// `pages-accept-api-tokens` fault uses it (pages trust the cookie alone).
-async fn api_credential_as_sign_in(
-    parts: &mut Parts,
-    state: &AppState,
-) -> Result<Option<Session>, PageError> {
-    let MaybeCaller(caller) = MaybeCaller::from_request_parts(parts, state).await?;
-    Ok(caller.map(|c| Session {
-        id: None,
-        user: Some(c.user),
-    }))
 }
 
 impl Session {
@@ -126,31 +105,15 @@ impl Session {
             Some(t) => (Some(t.to_string()), false),
             None => (header.map(str::to_string), true),
         };
-        let ttl = if fault!(CsrfTtlIgnored) {
-            std::time::Duration::from_secs(u32::MAX.into())
-        } else {
-            state.csrf_ttl
-        };
+        let ttl = Edge::csrf_ttl(state.csrf_ttl);
         let ok = match (&self.id, token) {
-            (Some(_), Some(token))
-                if fault!(CsrfHeaderAnySession)
-                    && from_header
-                    && csrf::fresh(&token, db::unix_now(), ttl) =>
-            {
-                true
-            }
             (Some(id), Some(token)) => {
                 csrf::verify(&state.secret_key, id, &token, db::unix_now(), ttl)
+                    || Edge::csrf_of_another_session_passes(&token, from_header, ttl)
             }
             _ => false,
         };
-        if ok || fault!(CsrfUnchecked) {
-            return Ok(());
-        }
-        // Signed in without a session: only by an API credential, under the fault.
-        if fault!(PagesAcceptApiTokens)
-            && let (None, Some(_)) = (&self.id, &self.user)
-        {
+        if ok || !Edge::csrf_required() || Edge::csrf_without_session_passes(self) {
             return Ok(());
         }
         Err(AppError::bad_request(
@@ -196,15 +159,5 @@ pub fn set_cookie(state: &AppState, value: &str, max_age: Option<i64>) -> String
     let age = max_age
         .map(|a| format!("; Max-Age={a}"))
         .unwrap_or_default();
-    let http_only = if fault!(SessionCookieNotHttpOnly) {
-        ""
-    } else {
-        "; HttpOnly"
-    };
-    let same_site = if fault!(SessionCookieNoSameSite) {
-        ""
-    } else {
-        "; SameSite=Lax"
-    };
-    format!("{COOKIE_NAME}={value}; Path=/{http_only}{same_site}{secure}{age}")
+    format!("{COOKIE_NAME}={value}; Path=/; HttpOnly; SameSite=Lax{secure}{age}")
 }

@@ -1,5 +1,5 @@
 //! A response cache in front of submit: only the `replay-served-from-cache`
-//! fault installs it. It models a Core that answers identical requests
+//! fault installs it (`faults::answers`). It models a Core that answers identical requests
 //! (same credential header, path and bytes) from memory before anything is
 //! rechecked, so a deleted token still gets its stored receipt. The real
 //! rule (spec §10): every replay is authenticated and checked again, and a
@@ -23,7 +23,7 @@ static ANSWERS: Mutex<BTreeMap<[u8; 32], Bytes>> = Mutex::new(BTreeMap::new());
 
 /// Serves an identical submit from the cache, or runs it and caches a
 /// success.
-pub async fn serve(request: Request, next: Next) -> Response {
+pub(super) async fn serve(request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
     let Ok(bytes) = to_bytes(body, BODY_LIMIT).await else {
         return StatusCode::PAYLOAD_TOO_LARGE.into_response();
