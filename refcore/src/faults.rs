@@ -40,6 +40,10 @@ pub(crate) use fault;
 pub use fault_catalogue::refcore::{Fault, active};
 
 #[cfg(feature = "faults")]
+mod auth;
+#[cfg(feature = "faults")]
+mod db;
+#[cfg(feature = "faults")]
 mod domain;
 #[cfg(feature = "faults")]
 mod service;
@@ -52,6 +56,21 @@ pub(crate) type ServiceEdges = service::Bent;
 /// The edges the service's rules answer with: honest (a default build).
 #[cfg(not(feature = "faults"))]
 pub(crate) type ServiceEdges = crate::service::edges::Honest;
+
+/// The edges API authentication answers with (`auth::edges`), as above
+/// (`faults/auth.rs`).
+#[cfg(feature = "faults")]
+pub(crate) type AuthEdges = auth::Bent;
+/// The edges API authentication answers with: honest (a default build).
+#[cfg(not(feature = "faults"))]
+pub(crate) type AuthEdges = crate::auth::edges::Honest;
+
+/// The edges storage answers with (`db::edges`), as above (`faults/db.rs`).
+#[cfg(feature = "faults")]
+pub(crate) type DbEdges = db::Bent;
+/// The edges storage answers with: honest (a default build).
+#[cfg(not(feature = "faults"))]
+pub(crate) type DbEdges = crate::db::edges::Honest;
 
 /// The edges the domain's rules answer with (`domain::edges`): honest in a
 /// default build; in a faults build bent by the active fault, if it is one
