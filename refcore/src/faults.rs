@@ -2,15 +2,18 @@
 //!
 //! A faults build (`--features faults`) reads `CORE_FAULT` once at start and
 //! then breaks exactly one rule of the contract, on purpose, so the harness
-//! can prove its catalogue catches that broken release. Each hook is a
-//! [`fault!`] test at the very place the real rule lives. The faults
-//! themselves (names, where each is active, what it breaks, what catches
-//! it) are data in the `fault-catalogue` crate, shared with awg-mcp.
+//! can prove its catalogue catches that broken release. The rules do not
+//! know: each asks its area's edges (`domain::edges`, `service::edges`,
+//! `auth::edges`, `db::edges`, `web::edges`, `api::edges`), whose defaults
+//! are the contract, and the modules below bend the one edge the active
+//! fault names; faults that only change what a surface sends rewrite the
+//! answer (`answers`). The faults themselves (names, where each is active,
+//! what it breaks, what catches it) are data in the `fault-catalogue`
+//! crate, shared with awg-mcp.
 //!
-//! A default build has no fault names at all: it does not link the
-//! catalogue, every `fault!(..)` is the constant `false`, and a set
-//! `CORE_FAULT` refuses to start, so nobody believes a fault is active when
-//! it is not.
+//! A default build has no fault names at all: it compiles none of these
+//! modules, does not link the catalogue, and a set `CORE_FAULT` refuses to
+//! start, so nobody believes a fault is active when it is not.
 
 use crate::config::Backend;
 use crate::error::FaultError;
@@ -18,23 +21,14 @@ use crate::error::FaultError;
 /// The variable that selects a fault.
 pub const ENV: &str = "CORE_FAULT";
 
-/// `fault!(Name)`: whether the fault `Name` is active in this process.
+/// `fault!(Name)`: whether the fault `Name` is active in this process (the
+/// modules below only: they exist in a faults build alone).
 #[cfg(feature = "faults")]
 macro_rules! fault {
     ($name:ident) => {
         $crate::faults::active($crate::faults::Fault::$name)
     };
 }
-
-/// `fault!(Name)`: always `false` in a default build.
-#[cfg(not(feature = "faults"))]
-macro_rules! fault {
-    ($name:ident) => {
-        false
-    };
-}
-
-pub(crate) use fault;
 
 #[cfg(feature = "faults")]
 pub use fault_catalogue::refcore::{Fault, active};
@@ -43,6 +37,10 @@ pub use fault_catalogue::refcore::{Fault, active};
 pub(crate) mod answers;
 #[cfg(feature = "faults")]
 pub(crate) mod api;
+#[cfg(feature = "faults")]
+mod auth;
+#[cfg(feature = "faults")]
+mod db;
 #[cfg(feature = "faults")]
 mod domain;
 #[cfg(feature = "faults")]
@@ -60,6 +58,21 @@ pub(crate) type ServiceEdges = service::Bent;
 /// The edges the service's rules answer with: honest (a default build).
 #[cfg(not(feature = "faults"))]
 pub(crate) type ServiceEdges = crate::service::edges::Honest;
+
+/// The edges API authentication answers with (`auth::edges`), as above
+/// (`faults/auth.rs`).
+#[cfg(feature = "faults")]
+pub(crate) type AuthEdges = auth::Bent;
+/// The edges API authentication answers with: honest (a default build).
+#[cfg(not(feature = "faults"))]
+pub(crate) type AuthEdges = crate::auth::edges::Honest;
+
+/// The edges storage answers with (`db::edges`), as above (`faults/db.rs`).
+#[cfg(feature = "faults")]
+pub(crate) type DbEdges = db::Bent;
+/// The edges storage answers with: honest (a default build).
+#[cfg(not(feature = "faults"))]
+pub(crate) type DbEdges = crate::db::edges::Honest;
 
 /// The edges the domain's rules answer with (`domain::edges`): honest in a
 /// default build; in a faults build bent by the active fault, if it is one

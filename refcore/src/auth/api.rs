@@ -7,11 +7,11 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use base64::Engine;
 
+use super::edges::{Edge, Edges};
 use super::secrets;
 use crate::db::{self, users::UserRow};
 use crate::domain::scopes::Scopes;
 use crate::error::AppError;
-use crate::faults::fault;
 use crate::state::AppState;
 
 /// An authenticated API caller: the user and what the credential allows.
@@ -29,10 +29,7 @@ impl Caller {
     /// 403 unless the credential holds every scope in `needed`.
     pub fn require(&self, needed: &[&str]) -> Result<(), AppError> {
         for scope in needed {
-            let any_read = fault!(ReadScopeAnyArea)
-                && *scope == "read:repository"
-                && self.scopes.names().iter().any(|n| n.starts_with("read:"));
-            if !self.scopes.allows(scope) && !any_read {
+            if !Edge::holds_scope(&self.scopes, scope) {
                 return Err(AppError::forbidden(format!(
                     "token does not have at least one of required scope(s): [{scope}]"
                 )));
@@ -78,17 +75,10 @@ impl FromRequestParts<AppState> for Caller {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
         match MaybeCaller::from_request_parts(parts, state).await? {
             MaybeCaller(Some(caller)) => Ok(caller),
-            MaybeCaller(None) if fault!(MissingCredentialAnswers404) => Err(AppError::NotFound),
-            MaybeCaller(None) => Err(AppError::Unauthorized(
-                "authentication required".to_string(),
-            )),
+            MaybeCaller(None) => Err(Edge::no_credential()),
         }
     }
 }
-
-/// The mark the fault `deleted-token-basic-still-works` puts on a token's
-/// name instead of deleting it.
-const DELETED: &str = "deleted:";
 
 fn unauthorized() -> AppError {
     AppError::Unauthorized("invalid credentials".to_string())
@@ -97,25 +87,21 @@ fn unauthorized() -> AppError {
 async fn authenticate(header: &str, state: &AppState) -> Result<Caller, AppError> {
     let (scheme, rest) = header.split_once(' ').ok_or_else(unauthorized)?;
     let rest = rest.trim();
-    if fault!(BearerSchemeCaseSensitive) && !["token", "Bearer", "Basic"].contains(&scheme) {
-        return Err(unauthorized());
-    }
-    match scheme.to_ascii_lowercase().as_str() {
+    match Edge::scheme(scheme).as_str() {
         "token" | "bearer" => by_token(rest, None, state).await,
-        "basic" => {
-            let decoded = base64::engine::general_purpose::STANDARD
-                .decode(rest)
-                .map_err(|_| unauthorized())?;
-            let decoded = String::from_utf8(decoded).map_err(|_| unauthorized())?;
-            let split = match fault!(BasicSplitsAtLastColon) {
-                true => decoded.rsplit_once(':'),
-                false => decoded.split_once(':'),
-            };
-            let (login, secret) = split.ok_or_else(unauthorized)?;
-            by_basic(login, secret, state).await
-        }
+        "basic" => by_basic_header(rest, state).await,
         _ => Err(unauthorized()),
     }
+}
+
+/// A Basic credential, `rest` being its base64 `login:secret`.
+async fn by_basic_header(rest: &str, state: &AppState) -> Result<Caller, AppError> {
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(rest)
+        .map_err(|_| unauthorized())?;
+    let decoded = String::from_utf8(decoded).map_err(|_| unauthorized())?;
+    let (login, secret) = Edge::basic_pair(&decoded).ok_or_else(unauthorized)?;
+    by_basic(login, secret, state).await
 }
 
 async fn by_token(token: &str, login: Option<&str>, state: &AppState) -> Result<Caller, AppError> {
@@ -126,7 +112,7 @@ async fn by_token(token: &str, login: Option<&str>, state: &AppState) -> Result<
     let found =
         db::users::token_by_hash(&mut conn, &secrets::sha256_hex(token), db::unix_now()).await?;
     let (token, user) = found.ok_or_else(unauthorized)?;
-    if fault!(DeletedTokenBasicStillWorks) && login.is_none() && token.name.starts_with(DELETED) {
+    if !Edge::token_live(&token, login.is_some()) {
         return Err(unauthorized());
     }
     if let Some(login) = login
@@ -148,7 +134,7 @@ async fn by_basic(login: &str, secret: &str, state: &AppState) -> Result<Caller,
     {
         return Ok(caller);
     }
-    if (login.contains('\0') && !fault!(BasicNulReachesDatabase)) || secret.contains('\0') {
+    if !Edge::looks_up_login(login) || secret.contains('\0') {
         return Err(unauthorized());
     }
     let user = {

@@ -2,6 +2,7 @@
 //! behind them. Browser sessions live in [`crate::web::session`].
 
 pub mod api;
+pub mod edges;
 pub mod secrets;
 
 pub use api::{Caller, MaybeCaller};

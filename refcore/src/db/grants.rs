@@ -4,10 +4,10 @@
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
+use super::edges::{Edge, Edges};
 use crate::domain::envelope;
 use crate::domain::grant::{Grant, GrantState};
 use crate::domain::json::UserRef;
-use crate::faults::fault;
 
 const GRANT_COLUMNS: &str = "g.id, g.repo_id, o.login AS repo_owner, r.name AS repo_name, \
      g.agent_id, a.login AS agent_login, g.prepared_by, p.login AS prepared_login, \
@@ -151,22 +151,6 @@ pub async fn by_id(
     row.as_ref().map(grant_from).transpose()
 }
 
-/// The visibility rule of the agent's list in SQL, for the repository `r`:
-/// the agent `$1` can still read it (public, owner, collaborator, or site
-/// admin when `$2` is 1).
-const REPO_VISIBLE: &str = "(r.private = 0 OR r.owner_id = $1 OR $2 = 1 \
-     OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = $1))";
-
-/// [`REPO_VISIBLE`], or every repository under `list-shows-invisible-grants`
-/// (`$2` stays referenced so both backends accept the same binds).
-fn repo_visible() -> &'static str {
-    if fault!(ListShowsInvisibleGrants) {
-        "$2 IN (0, 1)"
-    } else {
-        REPO_VISIBLE
-    }
-}
-
 fn state_filter(states: &[GrantState]) -> String {
     let names: Vec<String> = states.iter().map(|s| format!("'{}'", s.as_str())).collect();
     format!("g.state IN ({})", names.join(", "))
@@ -236,7 +220,7 @@ async fn count_per_repo(
          FROM (SELECT g.repo_id, COUNT(*) AS n FROM agent_work_grants g \
          WHERE g.agent_id = $1 AND {states} GROUP BY g.repo_id) per \
          JOIN repositories r ON r.id = per.repo_id",
-        repo_visible()
+        Edge::listed_repos()
     ))
     .bind(agent_id)
     .bind(i64::from(agent_is_admin))
@@ -294,7 +278,7 @@ async fn visible_by_ids(
         "{} WHERE g.id IN ({}) AND {} ORDER BY g.id ASC",
         select_from("agent_work_grants g"),
         placeholders(3, ids.len()),
-        repo_visible()
+        Edge::listed_repos()
     );
     let mut query = sqlx::query(&sql)
         .bind(agent_id)
@@ -335,21 +319,8 @@ pub async fn transition(
     actor_id: i64,
     now: &str,
 ) -> Result<bool, sqlx::Error> {
-    let stamp = match to {
-        GrantState::AwaitingHuman => "confirmed_at = $5",
-        GrantState::Active => "approved_at = $5, approved_by = $6",
-        GrantState::Revoked if fault!(WithdrawClearsApproval) => {
-            "revoked_at = $5, approved_at = NULL, approved_by = NULL"
-        }
-        GrantState::Revoked => "revoked_at = $5",
-        GrantState::AwaitingAgent => "updated_at = $5",
-    };
-    let step = match fault!(WithdrawKeepsRevision)
-        && (from, to) == (GrantState::AwaitingHuman, GrantState::Revoked)
-    {
-        true => 0,
-        false => 1,
-    };
+    let stamp = Edge::transition_stamp(to);
+    let step = Edge::revision_step(from, to);
     let sql = format!(
         "UPDATE agent_work_grants SET state = $1, state_revision = state_revision + {step}, \
          updated_at = $5, {stamp} WHERE id = $2 AND state = $3 AND state_revision = $4"

@@ -4,7 +4,7 @@
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
-use crate::faults::fault;
+use super::edges::{Edge, Edges};
 
 /// An Issue row with its poster's and repository's names.
 #[derive(Debug, Clone)]
@@ -75,16 +75,6 @@ pub struct NewIssue<'a> {
     pub now: &'a str,
 }
 
-/// `text` cut to at most `max` bytes, on a char boundary: only the
-/// `body-truncated` fault uses it (an Issue body is stored whole).
-fn cut_at(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 /// Inserts an Issue with the next index of its repository; returns
 /// `(id, index)`. Call inside a write transaction.
 pub async fn insert(
@@ -99,11 +89,7 @@ pub async fn insert(
     .bind(new.repo_id)
     .bind(index)
     .bind(new.title)
-    .bind(if fault!(BodyTruncated) {
-        cut_at(new.body, 65_536)
-    } else {
-        new.body
-    })
+    .bind(Edge::stored_body(new.body))
     .bind(new.poster_id)
     .bind(new.grant.map(|(g, _)| g))
     .bind(new.grant.map(|(_, k)| k.to_string()))

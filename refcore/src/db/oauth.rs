@@ -148,10 +148,10 @@ pub struct CodeRow {
     pub expires_at: i64,
 }
 
-const CODE_COLUMNS: &str =
+pub(crate) const CODE_COLUMNS: &str =
     "app_id, user_id, redirect_uri, code_challenge, code_challenge_method, scopes, expires_at";
 
-fn code_from(row: &AnyRow) -> Result<CodeRow, sqlx::Error> {
+pub(crate) fn code_from(row: &AnyRow) -> Result<CodeRow, sqlx::Error> {
     Ok(CodeRow {
         app_id: row.try_get("app_id")?,
         user_id: row.try_get("user_id")?,
@@ -172,21 +172,6 @@ pub async fn take_code(
 ) -> Result<Option<CodeRow>, sqlx::Error> {
     let row = sqlx::query(&format!(
         "DELETE FROM oauth_codes WHERE code_hash = $1 RETURNING {CODE_COLUMNS}"
-    ))
-    .bind(code_hash)
-    .fetch_optional(conn)
-    .await?;
-    row.as_ref().map(code_from).transpose()
-}
-
-/// Reads a code without spending it: only the `oauth-code-reusable` fault
-/// uses it (a real exchange takes the code with [`take_code`]).
-pub async fn peek_code(
-    conn: &mut AnyConnection,
-    code_hash: &str,
-) -> Result<Option<CodeRow>, sqlx::Error> {
-    let row = sqlx::query(&format!(
-        "SELECT {CODE_COLUMNS} FROM oauth_codes WHERE code_hash = $1"
     ))
     .bind(code_hash)
     .fetch_optional(conn)

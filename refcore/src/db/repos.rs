@@ -3,8 +3,8 @@
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
+use super::edges::{Edge, Edges};
 use crate::domain::permission::Permission;
-use crate::faults::fault;
 
 /// A repository row with its owner's login.
 #[derive(Debug, Clone)]
@@ -127,11 +127,7 @@ pub async fn set_collaborator(
     user_id: i64,
     permission: Permission,
 ) -> Result<(), sqlx::Error> {
-    let on_conflict = if fault!(CollaboratorDemotionIgnored) {
-        "DO NOTHING"
-    } else {
-        "DO UPDATE SET permission = excluded.permission"
-    };
+    let on_conflict = Edge::collaborator_again();
     sqlx::query(&format!(
         "INSERT INTO collaborators (repo_id, user_id, permission) VALUES ($1, $2, $3) \
          ON CONFLICT (repo_id, user_id) {on_conflict}"

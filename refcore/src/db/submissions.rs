@@ -6,13 +6,13 @@ use sqlx::{AnyConnection, Row};
 use crate::domain::json::UserRef;
 use crate::domain::submission::Submission;
 
-const SUBMISSION_SELECT: &str = "SELECT s.grant_id, s.request_key, s.title, s.body, \
+pub(crate) const SUBMISSION_SELECT: &str = "SELECT s.grant_id, s.request_key, s.title, s.body, \
      s.submitted_by, u.login AS submitter_login, s.issue_id, s.issue_index, s.issue_repo_id, \
      s.issue_html_url, s.created_at, i.repo_id AS now_repo_id, i.idx AS now_index \
      FROM agent_work_submissions s JOIN users u ON u.id = s.submitted_by \
      LEFT JOIN issues i ON i.id = s.issue_id";
 
-fn submission_from(row: &AnyRow) -> Result<Submission, sqlx::Error> {
+pub(crate) fn submission_from(row: &AnyRow) -> Result<Submission, sqlx::Error> {
     let now_repo: Option<i64> = row.try_get("now_repo_id")?;
     let now_index: Option<i64> = row.try_get("now_index")?;
     Ok(Submission {
@@ -43,21 +43,6 @@ pub async fn find(
         "{SUBMISSION_SELECT} WHERE s.grant_id = $1 AND s.request_key = $2"
     ))
     .bind(grant_id)
-    .bind(request_key)
-    .fetch_optional(conn)
-    .await?;
-    row.as_ref().map(submission_from).transpose()
-}
-
-/// Finds the oldest receipt of `request_key` in any grant: only the
-/// `request-key-global` fault uses it (a key is scoped to its grant).
-pub async fn find_in_any_grant(
-    conn: &mut AnyConnection,
-    request_key: &str,
-) -> Result<Option<Submission>, sqlx::Error> {
-    let row = sqlx::query(&format!(
-        "{SUBMISSION_SELECT} WHERE s.request_key = $1 ORDER BY s.id ASC LIMIT 1"
-    ))
     .bind(request_key)
     .fetch_optional(conn)
     .await?;
@@ -122,15 +107,5 @@ pub async fn insert(conn: &mut AnyConnection, new: &NewSubmission<'_>) -> Result
     .bind(new.now)
     .execute(conn)
     .await?;
-    Ok(())
-}
-
-/// Deletes the receipts of an Issue: only the `deleted-issue-frees-key`
-/// fault uses it (a real Core keeps receipts forever).
-pub async fn delete_for_issue(conn: &mut AnyConnection, issue_id: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("DELETE FROM agent_work_submissions WHERE issue_id = $1")
-        .bind(issue_id)
-        .execute(conn)
-        .await?;
     Ok(())
 }

@@ -3,6 +3,8 @@
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
+use super::edges::{Edge, Edges};
+
 use crate::domain::json::{UserJson, UserRef};
 
 /// A user row.
@@ -194,13 +196,7 @@ pub async fn delete_token(
     user_id: i64,
     token_id: i64,
 ) -> Result<bool, sqlx::Error> {
-    // Fault: the token is only marked deleted, and one path checks the mark.
-    let sql = if crate::faults::fault!(DeletedTokenBasicStillWorks) {
-        "UPDATE access_tokens SET name = 'deleted:' || name WHERE user_id = $1 AND id = $2"
-    } else {
-        "DELETE FROM access_tokens WHERE user_id = $1 AND id = $2"
-    };
-    let done = sqlx::query(sql)
+    let done = sqlx::query(Edge::delete_token())
         .bind(user_id)
         .bind(token_id)
         .execute(conn)

@@ -6,14 +6,18 @@ use sqlx::AnyConnection;
 
 use serde_json::Value;
 
-use crate::db::{self, Db, oauth::CodeRow, repos::RepoRow, users::UserRow};
+use crate::auth::Caller;
+use crate::db::{self, Db, issues::NewIssue, oauth::CodeRow, repos::RepoRow, users::UserRow};
 use crate::domain::envelope::{self, Envelope};
-use crate::domain::grant::{Grant, GrantState, Transition};
+use crate::domain::grant::{Grant, GrantState, Transition, Triple};
 use crate::domain::permission::Permission;
+use crate::domain::submission::Submission;
 use crate::error::AppError;
 use crate::service::access;
+use crate::service::agent::{SubmitRequest, agent_grant, key_reused, not_enveloped};
 use crate::service::edges::{Edges, Honest};
 use crate::service::human::{Preparation, stale};
+use crate::state::AppState;
 
 /// The service's edges in a faults build.
 #[derive(Debug, Clone, Copy)]
@@ -76,7 +80,7 @@ impl Edges for Bent {
     /// `deleted-issue-frees-key`: the Issue's receipt goes with it.
     async fn after_issue_deleted(conn: &mut AnyConnection, issue_id: i64) -> Result<(), AppError> {
         if fault!(DeletedIssueFreesKey) {
-            db::submissions::delete_for_issue(conn, issue_id).await?;
+            super::db::delete_receipts_of_issue(conn, issue_id).await?;
             return Ok(());
         }
         Honest::after_issue_deleted(conn, issue_id).await
@@ -108,7 +112,7 @@ impl Edges for Bent {
         code_hash: &str,
     ) -> Result<Option<CodeRow>, sqlx::Error> {
         if fault!(OauthCodeReusable) {
-            return db::oauth::peek_code(conn, code_hash).await;
+            return super::db::peek_code(conn, code_hash).await;
         }
         Honest::redeem_code(conn, code_hash).await
     }
@@ -179,11 +183,193 @@ impl Edges for Bent {
         }
         Honest::decided_by(grant, user)
     }
+
+    /// `access-loss-ignored`: the repository by name, write assumed,
+    /// whatever the caller's permission is now.
+    async fn agent_repo(
+        conn: &mut AnyConnection,
+        user: &UserRow,
+        owner: &str,
+        repo: &str,
+    ) -> Result<(RepoRow, Permission), AppError> {
+        if fault!(AccessLossIgnored) {
+            let repo = db::repos::by_name(conn, owner, repo)
+                .await?
+                .ok_or(AppError::NotFound)?;
+            return Ok((repo, Permission::Write));
+        }
+        Honest::agent_repo(conn, user, owner, repo).await
+    }
+
+    /// `grant-repo-unchecked`, `wrong-bot-sees-grant`,
+    /// `admin-reads-any-grant` (a read, by a repository admin).
+    fn reaches_grant(
+        grant: &Grant,
+        repo_id: i64,
+        user: &UserRow,
+        needed: Permission,
+        perm: Permission,
+    ) -> bool {
+        if fault!(GrantRepoUnchecked) {
+            return grant.agent.id == user.id;
+        }
+        let admin_read = needed == Permission::Read && perm == Permission::Admin;
+        if fault!(WrongBotSeesGrant) || (fault!(AdminReadsAnyGrant) && admin_read) {
+            return grant.repo_id == repo_id;
+        }
+        Honest::reaches_grant(grant, repo_id, user, needed, perm)
+    }
+
+    /// `pagination-off-by-one`.
+    fn pages_before(page: i64) -> i64 {
+        if fault!(PaginationOffByOne) {
+            return page;
+        }
+        Honest::pages_before(page)
+    }
+
+    /// `confirm-twice-accepted` (answered unchanged),
+    /// `revoked-grant-accepts-confirm`, `confirm-ignores-triple`.
+    fn confirmed(grant: &Grant, triple: &Triple) -> Result<Option<GrantState>, AppError> {
+        match grant.state {
+            GrantState::AwaitingHuman if fault!(ConfirmTwiceAccepted) => Ok(None),
+            GrantState::Revoked if fault!(RevokedGrantAcceptsConfirm) => {
+                triple.check_against(&grant.digest)?;
+                Ok(Some(GrantState::AwaitingHuman))
+            }
+            _ if fault!(ConfirmIgnoresTriple) => Ok(Some(Transition::Confirm.apply(grant.state)?)),
+            _ => Honest::confirmed(grant, triple),
+        }
+    }
+
+    /// `concurrent-submits-create-issues`.
+    async fn issue_before_lock(
+        state: &AppState,
+        caller: &Caller,
+        owner: &str,
+        repo: &str,
+        grant_id: i64,
+        request: &SubmitRequest,
+    ) -> Result<Option<(i64, i64)>, AppError> {
+        if fault!(ConcurrentSubmitsCreateIssues) {
+            return unlocked_issue(state, caller, owner, repo, grant_id, request).await;
+        }
+        Honest::issue_before_lock(state, caller, owner, repo, grant_id, request).await
+    }
+
+    /// `revoked-grant-accepts-submit`, `submit-before-approval`.
+    fn accepts_submissions(state: GrantState) -> bool {
+        match state {
+            GrantState::Revoked if fault!(RevokedGrantAcceptsSubmit) => true,
+            GrantState::AwaitingAgent | GrantState::AwaitingHuman
+                if fault!(SubmitBeforeApproval) =>
+            {
+                true
+            }
+            _ => Honest::accepts_submissions(state),
+        }
+    }
+
+    /// `envelope-grant-executes`.
+    fn executes_envelope() -> bool {
+        fault!(EnvelopeGrantExecutes) || Honest::executes_envelope()
+    }
+
+    /// `request-key-global` (the key's oldest receipt in any grant),
+    /// `replay-keyed-by-payload` (else this grant's receipt of the same
+    /// title and body).
+    async fn receipt(
+        conn: &mut AnyConnection,
+        grant_id: i64,
+        request: &SubmitRequest,
+    ) -> Result<Option<Submission>, AppError> {
+        if fault!(RequestKeyGlobal) {
+            return Ok(super::db::receipt_in_any_grant(conn, &request.request_key).await?);
+        }
+        let found = Honest::receipt(conn, grant_id, request).await?;
+        if fault!(ReplayKeyedByPayload) && found.is_none() {
+            let receipts = db::submissions::for_grant(conn, grant_id).await?;
+            return Ok(receipts
+                .into_iter()
+                .find(|s| s.title == request.title && s.body == request.body));
+        }
+        Ok(found)
+    }
+
+    /// `replay-compares-live-issue` (the Issue's text now, while it
+    /// exists), `replay-compares-raw-bytes` (the first request's bytes,
+    /// once recorded), `changed-payload-accepted`; then
+    /// `replay-creates-second-issue`, `replay-rewrites-issue`.
+    async fn replay(
+        conn: &mut AnyConnection,
+        grant_id: i64,
+        receipt: &Submission,
+        request: &SubmitRequest,
+        issue: &NewIssue<'_>,
+    ) -> Result<(), AppError> {
+        if fault!(ReplayComparesLiveIssue)
+            && let Some(live) = db::issues::by_id(conn, receipt.issue_id).await?
+        {
+            let now = Submission {
+                title: live.title,
+                body: live.body,
+                ..receipt.clone()
+            };
+            return Honest::replay(conn, grant_id, &now, request, issue).await;
+        }
+        if fault!(ReplayComparesRawBytes)
+            && let Some(first) = raw_digests::first(grant_id, &request.request_key)
+        {
+            if request.raw_digest.as_deref() != Some(first.as_str()) {
+                return Err(key_reused());
+            }
+            return Ok(());
+        }
+        if fault!(ChangedPayloadAccepted) {
+            return Ok(());
+        }
+        Honest::replay(conn, grant_id, receipt, request, issue).await?;
+        if fault!(ReplayCreatesSecondIssue) {
+            db::issues::insert(conn, issue).await?;
+        }
+        if fault!(ReplayRewritesIssue) {
+            db::issues::update_text(conn, receipt.issue_id, &request.title, &request.body).await?;
+        }
+        Ok(())
+    }
+
+    /// `receipt-url-by-issue-id`.
+    fn issue_number(issue_id: i64, index: i64) -> i64 {
+        if fault!(ReceiptUrlByIssueId) {
+            return issue_id;
+        }
+        Honest::issue_number(issue_id, index)
+    }
+
+    /// `replay-compares-raw-bytes`: the first request's digest is kept.
+    fn after_submitted(grant_id: i64, request: &SubmitRequest) {
+        if fault!(ReplayComparesRawBytes)
+            && let Some(raw) = &request.raw_digest
+        {
+            raw_digests::record(grant_id, &request.request_key, raw);
+        }
+        Honest::after_submitted(grant_id, request);
+    }
+
+    /// `readback-status-remembered`: where the Issue was at the key's
+    /// first readback.
+    fn read_back(grant_id: i64, key: &str, now: Option<(i64, i64)>) -> Option<(i64, i64)> {
+        if fault!(ReadbackStatusRemembered) {
+            return first_readbacks::remember(grant_id, key, now);
+        }
+        Honest::read_back(grant_id, key, now)
+    }
 }
 
-/// How long the `concurrent-decisions-both-apply` fault waits between its
-/// unlocked check and its write: wide enough that both forms of a
-/// simultaneous pair pass the check, so the fault shows on every run.
+/// How long a race fault (`concurrent-decisions-both-apply`,
+/// `concurrent-submits-create-issues`) waits between its unlocked check and
+/// its write: wide enough that every request of a simultaneous burst passes
+/// the check first, so the fault shows on every run, not by luck.
 const RACE_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// For `concurrent-decisions-both-apply` (a real decision compares the
@@ -224,4 +410,97 @@ fn found_in_text(text: &str) -> Option<Envelope> {
         let inner = value.get("repository_grant").unwrap_or(&value);
         envelope::from_value(inner).ok()
     })
+}
+
+/// Where each key's Issue was at its first readback, in this process's
+/// memory: only the `readback-status-remembered` fault records or reads
+/// them (a receipt's status is computed at read time).
+mod first_readbacks {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    type Place = Option<(i64, i64)>;
+    static FIRST: Mutex<BTreeMap<(i64, String), Place>> = Mutex::new(BTreeMap::new());
+
+    /// The place of the first readback of this key, `now` if this is it.
+    pub fn remember(grant: i64, key: &str, now: Place) -> Place {
+        let mut first = FIRST.lock().unwrap_or_else(|e| e.into_inner());
+        *first.entry((grant, key.to_owned())).or_insert(now)
+    }
+}
+
+/// The raw-byte digest of each key's first submission, in this process's
+/// memory: only the `replay-compares-raw-bytes` fault records or reads them
+/// (a replay is compared with the stored, decoded input).
+mod raw_digests {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    static FIRST: Mutex<BTreeMap<(i64, String), String>> = Mutex::new(BTreeMap::new());
+
+    /// Remembers the digest of `key`'s first submission in `grant`.
+    pub fn record(grant: i64, key: &str, digest: &str) {
+        if let Ok(mut map) = FIRST.lock() {
+            map.insert((grant, key.to_owned()), digest.to_owned());
+        }
+    }
+
+    /// The digest of `key`'s first submission in `grant`, if recorded.
+    pub fn first(grant: i64, key: &str) -> Option<String> {
+        FIRST.lock().ok()?.get(&(grant, key.to_owned())).cloned()
+    }
+}
+
+/// For `concurrent-submits-create-issues` (a real submission looks its key
+/// up and writes its Issue under the grant lock, in one transaction): the
+/// key is looked up without the lock and, when unused, the Issue is written
+/// and committed on its own. Concurrent identical submissions then each
+/// write an Issue; all but one find the receipt afterwards and answer as
+/// replays, leaving their Issues behind.
+async fn unlocked_issue(
+    state: &AppState,
+    caller: &Caller,
+    owner: &str,
+    repo: &str,
+    grant_id: i64,
+    request: &SubmitRequest,
+) -> Result<Option<(i64, i64)>, AppError> {
+    let db = &state.db;
+    let mut conn = db.conn().await?;
+    let grant = agent_grant(
+        &mut conn,
+        caller,
+        owner,
+        repo,
+        grant_id,
+        Permission::Write,
+        "",
+    )
+    .await?;
+    let unused = grant.state == GrantState::Active
+        && request.triple.check_against(&grant.digest).is_ok()
+        && not_enveloped(&grant).is_ok()
+        && db::submissions::find(&mut conn, grant.id, &request.request_key)
+            .await?
+            .is_none();
+    drop(conn);
+    if !unused {
+        return Ok(None);
+    }
+    tokio::time::sleep(RACE_WINDOW).await;
+    let mut tx = db.begin_write().await?;
+    let made = db::issues::insert(
+        &mut tx,
+        &db::issues::NewIssue {
+            repo_id: grant.repo_id,
+            poster_id: caller.user.id,
+            title: &request.title,
+            body: &request.body,
+            grant: Some((grant.id, &request.request_key)),
+            now: &db::now(),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(Some(made))
 }

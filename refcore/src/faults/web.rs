@@ -12,7 +12,6 @@ use crate::db::{self, Db, repos::RepoRow, users::UserRow};
 use crate::domain::grant::Transition;
 use crate::domain::permission::Permission;
 use crate::error::{AppError, PageError};
-use crate::service::human;
 use crate::state::AppState;
 use crate::web::edges::{Edges, Honest};
 use crate::web::session::Session;
@@ -105,7 +104,7 @@ impl Edges for Bent {
         repo: &str,
     ) -> Result<RepoRow, AppError> {
         if fault!(ReaderSeesGrantPage) {
-            return human::repo_at_least(db, user, owner, repo, Permission::Read).await;
+            return repo_at_least(db, user, owner, repo, Permission::Read).await;
         }
         Honest::grant_page_repo(db, user, owner, repo).await
     }
@@ -119,10 +118,29 @@ impl Edges for Bent {
         transition: Transition,
     ) -> Result<RepoRow, AppError> {
         if fault!(WriterMayWithdraw) && transition == Transition::Withdraw {
-            return human::repo_at_least(db, user, owner, repo, Permission::Write).await;
+            return repo_at_least(db, user, owner, repo, Permission::Write).await;
         }
         Honest::deciding_repo(db, user, owner, repo, transition).await
     }
+}
+
+/// Like `service::human::admin_repo`, but any user with at least `enough` on the
+/// repository passes: only the `reader-sees-grant-page` and
+/// `writer-may-withdraw` faults use it (the grant pages are for admins).
+async fn repo_at_least(
+    db: &Db,
+    user: &UserRow,
+    owner: &str,
+    repo: &str,
+    enough: Permission,
+) -> Result<RepoRow, AppError> {
+    let mut conn = db.conn().await?;
+    let (repo, perm) =
+        crate::service::access::visible_repo(&mut conn, Some(user), owner, repo).await?;
+    if perm < enough {
+        return Err(AppError::NotFound);
+    }
+    Ok(repo)
 }
 
 /// For `csrf-header-any-session`: whether `token` looks like a token issued

@@ -47,19 +47,6 @@ pub async fn visible_repo(
     Ok((repo, perm))
 }
 
-/// The repository by name with write permission assumed, whatever the
-/// user's permission now: only the `access-loss-ignored` fault uses it.
-pub async fn repo_trusting_the_grant(
-    conn: &mut AnyConnection,
-    owner: &str,
-    name: &str,
-) -> Result<(RepoRow, Permission), AppError> {
-    let repo = repos::by_name(conn, owner, name)
-        .await?
-        .ok_or(AppError::NotFound)?;
-    Ok((repo, Permission::Write))
-}
-
 /// Like [`visible_repo`], then 403 unless the permission reaches `needed`.
 pub async fn repo_with(
     conn: &mut AnyConnection,

@@ -4,15 +4,14 @@
 
 use sqlx::AnyConnection;
 
-use super::access;
+use super::edges::{Edge, Edges};
 use crate::auth::Caller;
 use crate::db::{self, Db};
-use crate::domain::grant::{Grant, GrantJson, GrantState, Transition, Triple};
+use crate::domain::grant::{Grant, GrantJson, GrantState, Triple};
 use crate::domain::permission::Permission;
 use crate::domain::submission::{GrantSubmissionJson, Submission};
 use crate::domain::validate;
 use crate::error::AppError;
-use crate::faults::fault;
 use crate::state::AppState;
 
 /// Largest page the list serves; larger requests are clamped.
@@ -24,7 +23,7 @@ pub const DEFAULT_LIMIT: i64 = 30;
 /// repository is visible to the caller, the grant belongs to it and the
 /// caller is the grant's agent; then 403 unless the permission reaches
 /// `needed`. `lock` is the row-lock suffix inside write transactions.
-async fn agent_grant(
+pub(crate) async fn agent_grant(
     conn: &mut AnyConnection,
     caller: &Caller,
     owner: &str,
@@ -33,19 +32,10 @@ async fn agent_grant(
     needed: Permission,
     lock: &str,
 ) -> Result<Grant, AppError> {
-    let (repo, perm) = if fault!(AccessLossIgnored) {
-        access::repo_trusting_the_grant(conn, owner, repo).await?
-    } else {
-        access::visible_repo(conn, Some(&caller.user), owner, repo).await?
-    };
+    let (repo, perm) = Edge::agent_repo(conn, &caller.user, owner, repo).await?;
     let grant = db::grants::by_id(conn, grant_id, lock)
         .await?
-        .filter(|g| g.repo_id == repo.id || fault!(GrantRepoUnchecked))
-        .filter(|g| {
-            g.agent.id == caller.user.id
-                || fault!(WrongBotSeesGrant)
-                || admin_reads_any_grant(needed, perm)
-        })
+        .filter(|g| Edge::reaches_grant(g, repo.id, &caller.user, needed, perm))
         .ok_or(AppError::NotFound)?;
     if perm < needed {
         return Err(AppError::forbidden(
@@ -53,12 +43,6 @@ async fn agent_grant(
         ));
     }
     Ok(grant)
-}
-
-/// Whether the `admin-reads-any-grant` fault serves a read of a grant that
-/// is not the caller's to a repository admin.
-fn admin_reads_any_grant(needed: Permission, perm: Permission) -> bool {
-    fault!(AdminReadsAnyGrant) && needed == Permission::Read && perm == Permission::Admin
 }
 
 /// `GET /repos/{owner}/{repo}/agent-work-grants/{id}`.
@@ -103,12 +87,7 @@ pub async fn list(
     limit: i64,
 ) -> Result<GrantPage, AppError> {
     let limit = limit.min(MAX_LIMIT);
-    let skipped_pages = if fault!(PaginationOffByOne) {
-        page
-    } else {
-        page - 1
-    };
-    let offset = skipped_pages.saturating_mul(limit);
+    let offset = Edge::pages_before(page).saturating_mul(limit);
     let mut conn = db.conn().await?;
     let user = &caller.user;
     let page =
@@ -140,17 +119,9 @@ pub async fn confirm(
         db.for_update(),
     )
     .await?;
-    if fault!(ConfirmTwiceAccepted) && grant.state == GrantState::AwaitingHuman {
+    let Some(next) = Edge::confirmed(&grant, triple)? else {
         return Ok(grant.to_json());
-    }
-    let next = if fault!(RevokedGrantAcceptsConfirm) && grant.state == GrantState::Revoked {
-        GrantState::AwaitingHuman
-    } else {
-        Transition::Confirm.apply(grant.state)?
     };
-    if !fault!(ConfirmIgnoresTriple) {
-        triple.check_against(&grant.digest)?;
-    }
     let now = db::now();
     let applied = db::grants::transition(
         &mut tx,
@@ -184,7 +155,8 @@ pub struct SubmitRequest {
     /// Issue body.
     pub body: String,
     /// SHA-256 of the request's raw bytes: set only under the
-    /// `replay-compares-raw-bytes` fault (replay compares decoded JSON).
+    /// `replay-compares-raw-bytes` fault (a replay compares the decoded
+    /// input, `Edges::replay`).
     pub raw_digest: Option<String>,
 }
 
@@ -210,11 +182,8 @@ pub async fn submit(
     request: &SubmitRequest,
 ) -> Result<(SubmitOutcome, GrantSubmissionJson), AppError> {
     let db = &state.db;
-    let early_issue = if fault!(ConcurrentSubmitsCreateIssues) {
-        issue_before_lock(state, caller, owner, repo, grant_id, request).await?
-    } else {
-        None
-    };
+    let early_issue =
+        Edge::issue_before_lock(state, caller, owner, repo, grant_id, request).await?;
     let mut tx = db.begin_write().await?;
     let grant = agent_grant(
         &mut tx,
@@ -226,13 +195,7 @@ pub async fn submit(
         db.for_update(),
     )
     .await?;
-    let revoked_passes = fault!(RevokedGrantAcceptsSubmit) && grant.state == GrantState::Revoked;
-    let unapproved_passes = fault!(SubmitBeforeApproval)
-        && matches!(
-            grant.state,
-            GrantState::AwaitingAgent | GrantState::AwaitingHuman
-        );
-    if grant.state != GrantState::Active && !revoked_passes && !unapproved_passes {
+    if !Edge::accepts_submissions(grant.state) {
         return Err(AppError::conflict(format!(
             "grant is {}, only an active grant accepts submissions",
             grant.state.as_str()
@@ -249,51 +212,8 @@ pub async fn submit(
         grant: Some((grant.id, &request.request_key)),
         now: &now,
     };
-    let mut existing = if fault!(RequestKeyGlobal) {
-        db::submissions::find_in_any_grant(&mut tx, &request.request_key).await?
-    } else {
-        db::submissions::find(&mut tx, grant.id, &request.request_key).await?
-    };
-    if fault!(ReplayKeyedByPayload) && existing.is_none() {
-        existing = db::submissions::for_grant(&mut tx, grant.id)
-            .await?
-            .into_iter()
-            .find(|s| s.title == request.title && s.body == request.body);
-    }
-    if let Some(existing) = existing {
-        // Spec §10: the stored input, decoded, is what a replay is compared
-        // with; the handler decoded this request, so member order,
-        // whitespace and escapes are gone, and a later edit of the Issue
-        // does not reach the receipt's copy of the text.
-        let live = if fault!(ReplayComparesLiveIssue) {
-            db::issues::by_id(&mut tx, existing.issue_id).await?
-        } else {
-            None
-        };
-        let (title, body) = live
-            .as_ref()
-            .map_or((existing.title.as_str(), existing.body.as_str()), |i| {
-                (i.title.as_str(), i.body.as_str())
-            });
-        let changed = if fault!(ReplayComparesRawBytes)
-            && let Some(first) = raw_digests::first(grant.id, &request.request_key)
-        {
-            request.raw_digest.as_deref() != Some(first.as_str())
-        } else {
-            title != request.title || body != request.body
-        };
-        if changed && !fault!(ChangedPayloadAccepted) {
-            return Err(AppError::conflict(
-                "request_key was already used with a different payload",
-            ));
-        }
-        if fault!(ReplayCreatesSecondIssue) {
-            db::issues::insert(&mut tx, &issue).await?;
-        }
-        if fault!(ReplayRewritesIssue) {
-            db::issues::update_text(&mut tx, existing.issue_id, &request.title, &request.body)
-                .await?;
-        }
+    if let Some(existing) = Edge::receipt(&mut tx, grant.id, request).await? {
+        Edge::replay(&mut tx, grant.id, &existing, request, &issue).await?;
         tx.commit().await?;
         return Ok((SubmitOutcome::Replayed, pair(&grant, &existing)));
     }
@@ -301,11 +221,8 @@ pub async fn submit(
         Some(made) => made,
         None => db::issues::insert(&mut tx, &issue).await?,
     };
-    let page = match fault!(ReceiptUrlByIssueId) {
-        true => issue_id,
-        false => index,
-    };
-    let html_url = state.issue_url(&grant.repo_owner, &grant.repo_name, page);
+    let number = Edge::issue_number(issue_id, index);
+    let html_url = state.issue_url(&grant.repo_owner, &grant.repo_name, number);
     let inserted = db::submissions::insert(
         &mut tx,
         &db::submissions::NewSubmission {
@@ -333,18 +250,20 @@ pub async fn submit(
         .await?
         .ok_or_else(|| AppError::Internal("submission vanished in its transaction".into()))?;
     tx.commit().await?;
-    if let Some(raw) = &request.raw_digest {
-        raw_digests::record(grant.id, &request.request_key, raw);
-    }
+    Edge::after_submitted(grant.id, request);
     Ok((SubmitOutcome::Created, pair(&grant, &stored)))
+}
+
+/// 409 for a replay whose payload differs from its receipt's (§3).
+pub(crate) fn key_reused() -> AppError {
+    AppError::conflict("request_key was already used with a different payload")
 }
 
 /// Spec §8 fail-closed: a grant that carries a repository grant envelope
 /// is confirmed, approved and withdrawn as usual, but version 1 is not
-/// execution-enabled, so every submission to it is 409 and writes nothing
-/// (unless the `envelope-grant-executes` fault is active).
-fn not_enveloped(grant: &Grant) -> Result<(), AppError> {
-    if grant.envelope.is_some() && !fault!(EnvelopeGrantExecutes) {
+/// execution-enabled, so every submission to it is 409 and writes nothing.
+pub(crate) fn not_enveloped(grant: &Grant) -> Result<(), AppError> {
+    if grant.envelope.is_some() && !Edge::executes_envelope() {
         return Err(AppError::conflict(
             "repository_grant is not execution-enabled",
         ));
@@ -378,27 +297,8 @@ pub async fn submission(
     let mut stored = db::submissions::find(&mut conn, grant.id, request_key)
         .await?
         .ok_or(AppError::NotFound)?;
-    if fault!(ReadbackStatusRemembered) {
-        stored.current = first_readbacks::remember(grant.id, request_key, stored.current);
-    }
+    stored.current = Edge::read_back(grant.id, request_key, stored.current);
     Ok(pair(&grant, &stored))
-}
-
-/// Where each key's Issue was at its first readback, in this process's
-/// memory: only the `readback-status-remembered` fault records or reads
-/// them (a receipt's status is computed at read time).
-mod first_readbacks {
-    use std::collections::BTreeMap;
-    use std::sync::Mutex;
-
-    type Place = Option<(i64, i64)>;
-    static FIRST: Mutex<BTreeMap<(i64, String), Place>> = Mutex::new(BTreeMap::new());
-
-    /// The place of the first readback of this key, `now` if this is it.
-    pub fn remember(grant: i64, key: &str, now: Place) -> Place {
-        let mut first = FIRST.lock().unwrap_or_else(|e| e.into_inner());
-        *first.entry((grant, key.to_owned())).or_insert(now)
-    }
 }
 
 fn pair(grant: &Grant, submission: &Submission) -> GrantSubmissionJson {
@@ -406,86 +306,4 @@ fn pair(grant: &Grant, submission: &Submission) -> GrantSubmissionJson {
         grant: grant.to_json(),
         submission: submission.to_json(),
     }
-}
-
-/// The raw-byte digest of each key's first submission, in this process's
-/// memory: only the `replay-compares-raw-bytes` fault records or reads them
-/// (a replay is compared with the stored, decoded input).
-mod raw_digests {
-    use std::collections::BTreeMap;
-    use std::sync::Mutex;
-
-    static FIRST: Mutex<BTreeMap<(i64, String), String>> = Mutex::new(BTreeMap::new());
-
-    /// Remembers the digest of `key`'s first submission in `grant`.
-    pub fn record(grant: i64, key: &str, digest: &str) {
-        if let Ok(mut map) = FIRST.lock() {
-            map.insert((grant, key.to_owned()), digest.to_owned());
-        }
-    }
-
-    /// The digest of `key`'s first submission in `grant`, if recorded.
-    pub fn first(grant: i64, key: &str) -> Option<String> {
-        FIRST.lock().ok()?.get(&(grant, key.to_owned())).cloned()
-    }
-}
-
-/// How long the `concurrent-submits-create-issues` fault waits between its
-/// unlocked key lookup and its Issue write: wide enough that every request
-/// of a burst passes the lookup before the first receipt is stored, so the
-/// fault shows on every run, not by luck.
-const RACE_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// Only the `concurrent-submits-create-issues` fault calls this (a real
-/// submission looks its key up and writes its Issue under the grant lock,
-/// in one transaction): the key is looked up without the lock and, when
-/// unused, the Issue is written and committed on its own. Concurrent
-/// identical submissions then each write an Issue; all but one find the
-/// receipt afterwards and answer as replays, leaving their Issues behind.
-async fn issue_before_lock(
-    state: &AppState,
-    caller: &Caller,
-    owner: &str,
-    repo: &str,
-    grant_id: i64,
-    request: &SubmitRequest,
-) -> Result<Option<(i64, i64)>, AppError> {
-    let db = &state.db;
-    let mut conn = db.conn().await?;
-    let grant = agent_grant(
-        &mut conn,
-        caller,
-        owner,
-        repo,
-        grant_id,
-        Permission::Write,
-        "",
-    )
-    .await?;
-    let unused = grant.state == GrantState::Active
-        && request.triple.check_against(&grant.digest).is_ok()
-        && not_enveloped(&grant).is_ok()
-        && db::submissions::find(&mut conn, grant.id, &request.request_key)
-            .await?
-            .is_none();
-    drop(conn);
-    if !unused {
-        return Ok(None);
-    }
-    tokio::time::sleep(RACE_WINDOW).await;
-    let mut tx = db.begin_write().await?;
-    let made = db::issues::insert(
-        &mut tx,
-        &db::issues::NewIssue {
-            repo_id: grant.repo_id,
-            poster_id: caller.user.id,
-            title: &request.title,
-            body: &request.body,
-            grant: Some((grant.id, &request.request_key)),
-            now: &db::now(),
-        },
-    )
-    .await?;
-    tx.commit().await?;
-    Ok(Some(made))
 }

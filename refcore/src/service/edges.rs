@@ -6,12 +6,17 @@
 
 use sqlx::AnyConnection;
 
+use super::access;
+use super::agent::{SubmitRequest, key_reused};
 use super::human::Preparation;
-use crate::db::{self, Db, oauth::CodeRow, repos::RepoRow, users::UserRow};
+use crate::auth::Caller;
+use crate::db::{self, Db, issues::NewIssue, oauth::CodeRow, repos::RepoRow, users::UserRow};
 use crate::domain::envelope::Envelope;
-use crate::domain::grant::{Grant, GrantState, Transition};
+use crate::domain::grant::{Grant, GrantState, Transition, Triple};
 use crate::domain::permission::Permission;
+use crate::domain::submission::Submission;
 use crate::error::AppError;
+use crate::state::AppState;
 
 /// The edges this build answers with: [`Honest`], or a faults build's.
 pub(crate) use crate::faults::ServiceEdges as Edge;
@@ -134,6 +139,117 @@ pub(crate) trait Edges {
         code_hash: &str,
     ) -> Result<Option<CodeRow>, sqlx::Error> {
         db::oauth::take_code(conn, code_hash).await
+    }
+
+    // The agent's side of a grant (§3).
+
+    /// The repository an agent's call names, and the caller's permission on
+    /// it as it is now: 404 unless the caller sees it (§3 "every call
+    /// rechecks").
+    async fn agent_repo(
+        conn: &mut AnyConnection,
+        user: &UserRow,
+        owner: &str,
+        repo: &str,
+    ) -> Result<(RepoRow, Permission), AppError> {
+        access::visible_repo(conn, Some(user), owner, repo).await
+    }
+
+    /// Whether an agent's call under repository `repo_id` reaches `grant`:
+    /// only under the grant's own repository, and only by its agent (§3).
+    /// `needed` is what the call needs, `perm` what the caller holds.
+    fn reaches_grant(
+        grant: &Grant,
+        repo_id: i64,
+        user: &UserRow,
+        _needed: Permission,
+        _perm: Permission,
+    ) -> bool {
+        grant.repo_id == repo_id && grant.agent.id == user.id
+    }
+
+    /// How many pages an agent's list skips before `page`: pages count
+    /// from 1 (§3 list).
+    fn pages_before(page: i64) -> i64 {
+        page - 1
+    }
+
+    /// The state a confirm moves `grant` to: `awaiting_human`, from
+    /// `awaiting_agent` only, and only with the grant's triple (§3 confirm).
+    /// `None` answers the grant as it is, writing nothing.
+    fn confirmed(grant: &Grant, triple: &Triple) -> Result<Option<GrantState>, AppError> {
+        let next = Transition::Confirm.apply(grant.state)?;
+        triple.check_against(&grant.digest)?;
+        Ok(Some(next))
+    }
+
+    /// An Issue `(id, index)` a submission writes before it takes the grant
+    /// lock: none, as its key is looked up and its Issue written under the
+    /// lock, in one transaction (§3 idempotency).
+    async fn issue_before_lock(
+        _state: &AppState,
+        _caller: &Caller,
+        _owner: &str,
+        _repo: &str,
+        _grant_id: i64,
+        _request: &SubmitRequest,
+    ) -> Result<Option<(i64, i64)>, AppError> {
+        Ok(None)
+    }
+
+    /// Whether a grant in `state` accepts submissions: `active` only (§3).
+    fn accepts_submissions(state: GrantState) -> bool {
+        state == GrantState::Active
+    }
+
+    /// Whether a grant with a repository grant envelope executes: never, as
+    /// version 1 is not execution-enabled (§8 fail-closed).
+    fn executes_envelope() -> bool {
+        false
+    }
+
+    /// The receipt a submission would replay: its key's, in its grant
+    /// (§3 idempotency).
+    async fn receipt(
+        conn: &mut AnyConnection,
+        grant_id: i64,
+        request: &SubmitRequest,
+    ) -> Result<Option<Submission>, AppError> {
+        Ok(db::submissions::find(conn, grant_id, &request.request_key).await?)
+    }
+
+    /// A replay of `receipt` (the Issue `issue` is not written): 409 if its
+    /// payload differs from the receipt's stored input, else it writes
+    /// nothing. Spec §10: the stored input, decoded, is what a replay is
+    /// compared with; the handler decoded this request, so member order,
+    /// whitespace and escapes are gone, and a later edit of the Issue does
+    /// not reach the receipt's copy of the text.
+    async fn replay(
+        _conn: &mut AnyConnection,
+        _grant_id: i64,
+        receipt: &Submission,
+        request: &SubmitRequest,
+        _issue: &NewIssue<'_>,
+    ) -> Result<(), AppError> {
+        if receipt.title != request.title || receipt.body != request.body {
+            return Err(key_reused());
+        }
+        Ok(())
+    }
+
+    /// The number a receipt's Issue address ends in: the Issue's index in
+    /// its repository, not its id (§3 `html_url`).
+    fn issue_number(_issue_id: i64, index: i64) -> i64 {
+        index
+    }
+
+    /// What a stored submission leaves besides its receipt: nothing (§3).
+    fn after_submitted(_grant_id: i64, _request: &SubmitRequest) {}
+
+    /// Where a receipt reads its Issue as being: where it is now, as a
+    /// receipt's status is computed at read time (§3 `status`).
+    fn read_back(_grant_id: i64, _key: &str, now: Option<(i64, i64)>) -> Option<(i64, i64)> {
+        now
     }
 }
 

@@ -7,7 +7,6 @@ use super::edges::{Edge, Edges};
 use crate::db::{self, Db, repos::RepoRow, users::UserRow};
 use crate::domain::envelope;
 use crate::domain::grant::{Grant, Transition};
-use crate::domain::permission::Permission;
 use crate::domain::submission::Submission;
 use crate::domain::validate;
 use crate::error::AppError;
@@ -22,24 +21,6 @@ pub async fn admin_repo(
     let mut conn = db.conn().await?;
     let (repo, perm) = access::visible_repo(&mut conn, Some(user), owner, repo).await?;
     if !Edge::administers_grants(perm) {
-        return Err(AppError::NotFound);
-    }
-    Ok(repo)
-}
-
-/// Like [`admin_repo`], but any user with at least `enough` on the
-/// repository passes: only the `reader-sees-grant-page` and
-/// `writer-may-withdraw` faults use it (the grant pages are for admins).
-pub async fn repo_at_least(
-    db: &Db,
-    user: &UserRow,
-    owner: &str,
-    repo: &str,
-    enough: Permission,
-) -> Result<RepoRow, AppError> {
-    let mut conn = db.conn().await?;
-    let (repo, perm) = access::visible_repo(&mut conn, Some(user), owner, repo).await?;
-    if perm < enough {
         return Err(AppError::NotFound);
     }
     Ok(repo)
