@@ -1,16 +1,22 @@
 //! The edges of the adapter's rules: each a function whose default is the
-//! contract (docs/spec.md §6, §9). The adapter asks [`Edge`] at the edge
+//! contract (docs/spec.md §6; consent mode §9). The adapter asks [`Edge`] at the edge
 //! instead of deciding inline, so a faults build can bend exactly that
 //! point (`crate::faults::edges`) while the rest reads as the contract only.
 //! A default mostly states the contract's value, or calls the rule where it
 //! lives; like a `fault!` test, an edge is no mutant target itself.
 
+use std::collections::{HashMap, HashSet};
+
 use reqwest::RequestBuilder;
 use rmcp::model::{CallToolResult, JsonObject, ProtocolVersion, Tool};
+use rmcp::service::ElicitationMode;
 use serde_json::Value;
 
 use crate::check::{self, Expect, Reason};
-use crate::config::Credential;
+use crate::config::{ConsentConfig, Credential};
+use crate::consent::exchange;
+use crate::consent::pkce;
+use crate::consent::store::{Authorization, Claim, Inner, Pending, Token};
 use crate::error::{ErrorCode, ToolError};
 use crate::http::{self, Guard};
 use crate::tools::{CredentialProblem, grants};
@@ -185,6 +191,80 @@ pub(crate) trait Edges {
     /// The most of a Core's answer the adapter reads (§6: text passes whole).
     fn answer_limit() -> usize {
         upstream::MAX_BODY_BYTES
+    }
+
+    /// Whether the adapter knows an MCP session id: as rmcp's session
+    /// manager says, so an unknown or ended one is refused (§6, §9).
+    fn session_known(known: bool) -> bool {
+        known
+    }
+
+    /// Whether a client is sent the authorize URL by elicitation: only one
+    /// declaring URL mode (§9).
+    fn elicits_url(modes: &HashSet<ElicitationMode>) -> bool {
+        modes.contains(&ElicitationMode::Url)
+    }
+
+    /// A state's own authorize parameters: a fresh PKCE verifier with its
+    /// S256 challenge, and the configured redirect URI (§9).
+    fn authorization(config: &ConsentConfig, _host: Option<&str>) -> Authorization {
+        let verifier = pkce::random_secret();
+        Authorization {
+            challenge: pkce::s256(&verifier),
+            method: "S256",
+            verifier,
+            redirect_uri: config.redirect_uri(),
+        }
+    }
+
+    /// Whether a state counts against a session's cap: only if it is the
+    /// session's `own` (§9).
+    fn shares_cap(own: bool) -> bool {
+        own
+    }
+
+    /// Whether a state has expired: once its lifetime is `over` (§9).
+    fn state_expired(over: bool) -> bool {
+        over
+    }
+
+    /// A state claimed by a callback: spent, so it unlocks once (§9).
+    fn spend(states: &mut HashMap<String, Pending>, state: &str) -> Option<Pending> {
+        states.remove(state)
+    }
+
+    /// Whether a callback's `error` is the person declining: only when it
+    /// is `access_denied` (§9).
+    fn declined(access_denied: bool) -> bool {
+        access_denied
+    }
+
+    /// What happens before the token POST: nothing; a parked call resumes
+    /// only once its token is kept (§9).
+    fn before_exchange(_claim: &mut Claim) {}
+
+    /// The most of a token answer read: 64 KiB.
+    fn token_answer_limit() -> usize {
+        exchange::MAX_BODY_BYTES
+    }
+
+    /// Whether a token answer's `token_type` is `bearer`: case-insensitively
+    /// (RFC 6749 §7.1).
+    fn is_bearer_token_type(token_type: &str) -> bool {
+        token_type.eq_ignore_ascii_case("bearer")
+    }
+
+    /// Keeps a consented token: for its own session, if still live (§9).
+    fn keep_token(inner: &mut Inner, session: &str, token: Token) -> bool {
+        inner.keep(session, token)
+    }
+
+    /// Where else a kept token goes: nowhere; it lives in memory (§9).
+    fn token_kept(_token: &str) {}
+
+    /// What a session's end forgets: its token, its states, itself (§9).
+    fn session_ended(inner: &mut Inner, session: &str) {
+        inner.forget(session);
     }
 }
 

@@ -2,14 +2,19 @@
 //! (`crate::edges`) as the active fault bends it, and honestly otherwise.
 //! Each override names the faults it serves.
 
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
 
 use reqwest::RequestBuilder;
 use rmcp::model::{CallToolResult, JsonObject, ProtocolVersion, Tool};
+use rmcp::service::ElicitationMode;
 use serde_json::Value;
 
 use crate::check::{self, Expect, Reason};
-use crate::config::Credential;
+use crate::config::{ConsentConfig, Credential};
+use crate::consent::CALLBACK_PATH;
+use crate::consent::pkce;
+use crate::consent::store::{Authorization, Claim, Inner, Outcome, Pending, Token};
 use crate::edges::{Edges, Honest};
 use crate::error::{ErrorCode, ToolError};
 use crate::http::Guard;
@@ -304,6 +309,127 @@ impl Edges for Bent {
             return 1 << 20;
         }
         Honest::answer_limit()
+    }
+
+    /// `adapter-knows-every-session`.
+    fn session_known(known: bool) -> bool {
+        fault!(AdapterKnowsEverySession) || Honest::session_known(known)
+    }
+
+    /// `consent-elicits-any-client`: any client declaring a mode at all.
+    fn elicits_url(modes: &HashSet<ElicitationMode>) -> bool {
+        fault!(ConsentElicitsAnyClient) && !modes.is_empty() || Honest::elicits_url(modes)
+    }
+
+    /// `consent-shared-verifier`: one verifier for every state;
+    /// `consent-plain-challenge`: the verifier as its own challenge;
+    /// `consent-redirect-from-host`: the redirect URI from the MCP
+    /// request's `Host`.
+    fn authorization(config: &ConsentConfig, host: Option<&str>) -> Authorization {
+        let mut authorization = Honest::authorization(config, host);
+        if fault!(ConsentSharedVerifier) {
+            static SHARED: OnceLock<String> = OnceLock::new();
+            authorization.verifier = SHARED.get_or_init(pkce::random_secret).clone();
+            authorization.challenge = pkce::s256(&authorization.verifier);
+        }
+        if fault!(ConsentPlainChallenge) {
+            authorization.method = "plain";
+            authorization.challenge = authorization.verifier.clone();
+        }
+        if let Some(host) = host.filter(|_| fault!(ConsentRedirectFromHost)) {
+            authorization.redirect_uri = format!("http://{host}{CALLBACK_PATH}");
+        }
+        authorization
+    }
+
+    /// `consent-states-capped-together`: every session's states count.
+    fn shares_cap(own: bool) -> bool {
+        fault!(ConsentStatesCappedTogether) || Honest::shares_cap(own)
+    }
+
+    /// `consent-state-never-expires`.
+    fn state_expired(over: bool) -> bool {
+        !fault!(ConsentStateNeverExpires) && Honest::state_expired(over)
+    }
+
+    /// `consent-state-reusable`: the state stays open (its parked call is
+    /// woken once).
+    fn spend(states: &mut HashMap<String, Pending>, state: &str) -> Option<Pending> {
+        if fault!(ConsentStateReusable) {
+            let pending = states.get_mut(state)?;
+            return Some(Pending {
+                session: pending.session.clone(),
+                verifier: pending.verifier.clone(),
+                redirect_uri: pending.redirect_uri.clone(),
+                expires: pending.expires,
+                minted: pending.minted,
+                waiter: pending.waiter.take(),
+            });
+        }
+        Honest::spend(states, state)
+    }
+
+    /// `consent-any-error-denied`.
+    fn declined(access_denied: bool) -> bool {
+        fault!(ConsentAnyErrorDenied) || Honest::declined(access_denied)
+    }
+
+    /// `consent-resume-before-exchange`: the parked call resumes at once.
+    fn before_exchange(claim: &mut Claim) {
+        if fault!(ConsentResumeBeforeExchange)
+            && let Some(waiter) = claim.waiter.take()
+        {
+            let _ = waiter.send(Outcome::Granted);
+        }
+        Honest::before_exchange(claim);
+    }
+
+    /// `consent-small-token-answer`: 1 KiB.
+    fn token_answer_limit() -> usize {
+        if fault!(ConsentSmallTokenAnswer) {
+            return 1024;
+        }
+        Honest::token_answer_limit()
+    }
+
+    /// `consent-any-token-type`.
+    fn is_bearer_token_type(token_type: &str) -> bool {
+        fault!(ConsentAnyTokenType) || Honest::is_bearer_token_type(token_type)
+    }
+
+    /// `consent-state-unbound`: the token goes to every session there is,
+    /// live or not, and every parked call wakes.
+    fn keep_token(inner: &mut Inner, session: &str, token: Token) -> bool {
+        if !fault!(ConsentStateUnbound) {
+            return Honest::keep_token(inner, session, token);
+        }
+        let mut sessions: Vec<String> = inner.states.values().map(|p| p.session.clone()).collect();
+        sessions.extend(inner.tokens.keys().cloned());
+        sessions.push(session.to_owned());
+        for s in sessions {
+            inner.tokens.insert(s, token.clone());
+        }
+        for pending in inner.states.values_mut() {
+            if let Some(waiter) = pending.waiter.take() {
+                let _ = waiter.send(Outcome::Granted);
+            }
+        }
+        true
+    }
+
+    /// `consent-token-on-disk`: also written to `awg-mcp-token`.
+    fn token_kept(token: &str) {
+        if fault!(ConsentTokenOnDisk) {
+            let _ = std::fs::write("awg-mcp-token", token);
+        }
+        Honest::token_kept(token);
+    }
+
+    /// `consent-session-end-forgets-nothing`.
+    fn session_ended(inner: &mut Inner, session: &str) {
+        if !fault!(ConsentSessionEndForgetsNothing) {
+            Honest::session_ended(inner, session);
+        }
     }
 }
 

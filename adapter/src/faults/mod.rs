@@ -3,13 +3,13 @@
 //! A faults build (`--features faults`) reads `AWG_FAULT` once at start and
 //! then breaks exactly one rule of spec §6 or §9, on purpose, so the harness can
 //! prove its catalogue catches that broken adapter. Each hook is a
-//! [`fault!`] test in `edges.rs`, which bends one edge of the adapter's
-//! rules (`crate::edges`) as the fault names it. The faults
+//! `fault!` test in `edges.rs`, which bends the edges of the adapter's
+//! rules (`crate::edges`) that the fault names. The faults
 //! themselves (names, what each breaks, what catches it) are data in the
 //! `fault-catalogue` crate, shared with refcore.
 //!
 //! A default build has no fault names at all: it does not link the
-//! catalogue, every `fault!(..)` is the constant `false`, and a set
+//! catalogue, compiles no hook (every edge is honest), and a set
 //! `AWG_FAULT` refuses to start, so nobody believes a fault is active when
 //! it is not.
 
@@ -25,16 +25,6 @@ macro_rules! fault {
         $crate::faults::active($crate::faults::Fault::$name)
     };
 }
-
-/// `fault!(Name)`: always `false` in a default build.
-#[cfg(not(feature = "faults"))]
-macro_rules! fault {
-    ($name:ident) => {
-        false
-    };
-}
-
-pub(crate) use fault;
 
 #[cfg(feature = "faults")]
 pub use fault_catalogue::awg_mcp::{Fault, active};
