@@ -10,8 +10,8 @@ use std::{fmt, net::SocketAddr, time::Duration};
 use clap::{Parser, ValueEnum};
 use url::Url;
 
+use crate::edges::{Edge, Edges};
 use crate::error::ConfigError;
-use crate::faults::fault;
 
 /// Which MCP transport to serve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -145,8 +145,7 @@ impl CoreOrigin {
 /// `localhost`, 127.0.0.0/8 or `::1`. The one rule for `Host`, `Origin` and
 /// `--public-url`.
 pub fn is_loopback_name(name: &str) -> bool {
-    name.eq_ignore_ascii_case("localhost")
-        || fault!(AdapterLoopbackPrefix) && name.to_ascii_lowercase().starts_with("localhost")
+    Edge::is_loopback_host_name(name)
         || name
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())

@@ -23,8 +23,8 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     config::{has_loopback_host, is_loopback_name, normalize_origin},
     consent::{CALLBACK_PATH, Sessions, callback::oauth_callback},
+    edges::{Edge, Edges},
     error::ConfigError,
-    faults::fault,
     server::AdapterServer,
 };
 
@@ -46,10 +46,7 @@ pub fn app(server: AdapterServer, guard: Guard, shutdown: CancellationToken) -> 
     let config = StreamableHttpServerConfig::default()
         .disable_allowed_hosts()
         .disable_allowed_origins()
-        .with_max_request_body_bytes(match fault!(AdapterNoBodyLimit) {
-            true => 64 * MAX_REQUEST_BODY,
-            false => MAX_REQUEST_BODY,
-        })
+        .with_max_request_body_bytes(Edge::transport_body_limit())
         .with_cancellation_token(shutdown);
     let service = StreamableHttpService::new(
         move || Ok(server.for_session()),
@@ -102,18 +99,12 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
         return refuse(StatusCode::FORBIDDEN, "Forbidden: Host is not allowed");
     }
     if let Some(origin) = request.headers().get(header::ORIGIN)
-        && !origin_allowed(&guard, origin.to_str().unwrap_or(""))
-        && !fault!(AdapterIgnoresOrigin)
+        && Edge::refuses_origin(&guard, origin.to_str().unwrap_or(""))
     {
         tracing::warn!("refused a request from a disallowed Origin");
         return refuse(StatusCode::FORBIDDEN, "Forbidden: Origin is not allowed");
     }
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_REQUEST_BODY as u64) && !fault!(AdapterNoBodyLimit) {
+    if let Some(declared) = too_large(&request) {
         tracing::warn!(declared, "refused an MCP request body over 1 MiB");
         return refuse(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -121,6 +112,16 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
         );
     }
     next.run(request).await
+}
+
+/// The declared length of a body too large to read, if it is one.
+fn too_large(request: &Request) -> Option<u64> {
+    request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&n| Edge::refuses_declared_body(n))
 }
 
 fn refuse(status: StatusCode, text: &'static str) -> Response {
@@ -146,7 +147,7 @@ fn host_is_loopback(host: Option<&header::HeaderValue>) -> bool {
 }
 
 /// Whether a present `Origin` may call: the configured list, else loopback http(s) origins.
-fn origin_allowed(guard: &Guard, origin: &str) -> bool {
+pub(crate) fn origin_allowed(guard: &Guard, origin: &str) -> bool {
     let Ok(normalized) = normalize_origin(origin) else {
         return false;
     };

@@ -13,11 +13,13 @@
 //! - [`check`] and [`pagination`]: consistency of native answers and list continuation.
 //! - [`consent`]: consent mode (spec §9): park, authorize URL, callback, token per session.
 //! - [`error`]: configuration errors and the bounded tool error.
+//! - `edges`: the points of those rules a fault may bend, each defaulting to the contract.
 //! - [`faults`]: the built-in faults of the harness's self-test (feature `faults`).
 
 pub mod check;
 pub mod config;
 pub mod consent;
+mod edges;
 pub mod error;
 pub mod faults;
 pub mod http;

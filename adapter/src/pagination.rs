@@ -9,7 +9,7 @@
 use url::Url;
 
 use crate::check::Reason;
-use crate::faults::fault;
+use crate::edges::{Edge, Edges};
 
 /// The width the adapter asks for.
 pub const LIMIT: i64 = 30;
@@ -77,8 +77,7 @@ pub fn continuation(
             }
         }
     };
-    let has_more = has_more && !(fault!(AdapterAssumesFullPages) && returned < LIMIT);
-    let has_more = has_more && !(fault!(AdapterLinklessEnds) && link.is_none());
+    let has_more = Edge::continues(has_more, returned, link);
     // The last representable page has no successor, whatever the headers say.
     let has_more = has_more && page < i64::MAX;
     Ok(Continuation {
@@ -133,7 +132,7 @@ pub fn page_result(
 /// and escaped quotes, and only a link's first `rel` counts (§3.3).
 fn next_page(link: &str) -> Result<Option<i64>, Reason> {
     let mut next = None;
-    for element in split_outside(link, ',') {
+    for element in Edge::split_link(link, ',') {
         let element = element.trim();
         if element.is_empty() {
             continue;
@@ -142,13 +141,10 @@ fn next_page(link: &str) -> Result<Option<i64>, Reason> {
             .strip_prefix('<')
             .and_then(|rest| rest.split_once('>'))
             .ok_or("Link header is malformed")?;
-        let rel = split_outside(params, ';')
+        let rel = Edge::split_link(params, ';')
             .into_iter()
             .filter_map(|p| p.split_once('='))
-            .find(|(name, _)| match fault!(AdapterLinkRelNameCaseSensitive) {
-                true => name.trim() == "rel",
-                false => name.trim().eq_ignore_ascii_case("rel"),
-            })
+            .find(|(name, _)| Edge::is_rel_name(name.trim()))
             .map(|(_, value)| unquote(value.trim()));
         if rel.is_some_and(|r| r.split_whitespace().any(|t| t.eq_ignore_ascii_case("next"))) {
             let base = Url::parse("http://link.invalid/").map_err(|e| e.to_string())?;
@@ -167,10 +163,7 @@ fn next_page(link: &str) -> Result<Option<i64>, Reason> {
 }
 
 /// `text` split on `sep` outside `<…>` and quoted strings.
-fn split_outside(text: &str, sep: char) -> Vec<&str> {
-    if fault!(AdapterLinkIgnoresQuotes) {
-        return text.split(sep).collect();
-    }
+pub(crate) fn split_outside(text: &str, sep: char) -> Vec<&str> {
     let mut parts = Vec::new();
     let (mut start, mut angle, mut quote, mut escaped) = (0, false, false, false);
     for (i, c) in text.char_indices() {

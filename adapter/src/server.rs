@@ -23,8 +23,8 @@ use rmcp::{
 use crate::{
     config::{Credential, is_header_token},
     consent::{Consent, ConsentCall, SessionGuard},
+    edges::{Edge, Edges},
     error::ConfigError,
-    faults::fault,
     tools::{self, CredentialProblem, Ctx},
     upstream::Upstream,
 };
@@ -47,7 +47,7 @@ impl AdapterServer {
         Self {
             upstream,
             credential,
-            tools: Arc::new(tools::definitions()),
+            tools: Arc::new(Edge::tool_list(tools::definitions())),
             consent: None,
             session: Arc::default(),
         }
@@ -106,32 +106,16 @@ impl AdapterServer {
             .extensions
             .get::<http::request::Parts>()
             .and_then(|parts| parts.headers.get(http::header::AUTHORIZATION));
-        if fault!(AdapterForwardsWrongCredential)
-            && let Some(process) = &self.credential
-        {
-            return Ok(process.clone());
-        }
-        if let Some(header) = header {
-            let token = header
-                .to_str()
-                .ok()
-                .and_then(|v| v.split_once(' '))
-                .filter(
-                    |(scheme, _)| match fault!(AdapterBearerSchemeCaseSensitive) {
-                        true => *scheme == "Bearer",
-                        false => scheme.eq_ignore_ascii_case("bearer"),
-                    },
-                )
-                .map(|(_, token)| token.trim())
-                .filter(|token| is_header_token(token));
-            if fault!(ConsentIgnoresBearer) && token.is_some() && self.consent.is_some() {
-                return Err(CredentialProblem::Missing);
-            }
-            return token
+        let from_header = header.map(|header| {
+            bearer_token(header)
                 .map(|t| Credential::Token(t.to_owned()))
-                .ok_or(CredentialProblem::UnusableHeader);
-        }
-        self.credential.clone().ok_or(CredentialProblem::Missing)
+                .ok_or(CredentialProblem::UnusableHeader)
+        });
+        Edge::call_credential(
+            from_header,
+            self.credential.as_ref(),
+            self.consent.is_some(),
+        )
     }
 
     /// Serves MCP over this process's stdin/stdout until the client closes it.
@@ -148,6 +132,17 @@ impl AdapterServer {
     }
 }
 
+/// The token of an `Authorization: Bearer <token>` header, if usable.
+fn bearer_token(header: &http::HeaderValue) -> Option<&str> {
+    header
+        .to_str()
+        .ok()
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| Edge::is_bearer_scheme(scheme))
+        .map(|(_, token)| token.trim())
+        .filter(|token| is_header_token(token))
+}
+
 impl ServerHandler for AdapterServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -156,11 +151,7 @@ impl ServerHandler for AdapterServer {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        const NEWEST_ONLY: &[ProtocolVersion] = &[ProtocolVersion::V_2025_11_25];
-        match fault!(AdapterDropsOldRevisions) {
-            true => Cow::Borrowed(NEWEST_ONLY),
-            false => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
-        }
+        Cow::Borrowed(Edge::protocol_versions())
     }
 
     async fn list_tools(

@@ -9,18 +9,18 @@
 use std::time::Duration;
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-use reqwest::{Method, StatusCode, header};
+use reqwest::{Method, RequestBuilder, StatusCode, header};
 use serde_json::Value;
 use url::Url;
 
 use crate::{
     config::{CoreOrigin, Credential},
+    edges::{Edge, Edges},
     error::{ConfigError, ErrorCode, ToolError},
-    faults::fault,
 };
 
 /// Upper bound on an upstream body the adapter will read (a whole grant list page fits easily).
-const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 
 /// RFC 3986 unreserved bytes, left as they are in a path segment or a query
 /// value (consent mode's authorize URL); everything else is percent-encoded.
@@ -132,11 +132,7 @@ impl Upstream {
     /// timeout. Consent mode's token POST uses the same client.
     pub fn new(origin: CoreOrigin, timeout: Duration) -> Result<Self, ConfigError> {
         let client = reqwest::Client::builder()
-            .redirect(if fault!(AdapterFollowsRedirect) {
-                reqwest::redirect::Policy::limited(5)
-            } else {
-                reqwest::redirect::Policy::none()
-            })
+            .redirect(Edge::redirects())
             .retry(reqwest::retry::never())
             .no_proxy()
             .timeout(timeout)
@@ -169,11 +165,7 @@ impl Upstream {
                 "unvalidated path segment reached the upstream client"
             );
             path.push('/');
-            if fault!(AdapterSegmentsUnescaped) {
-                path.push_str(segment);
-            } else {
-                path.extend(utf8_percent_encode(segment, UNRESERVED));
-            }
+            path.push_str(&Edge::encode_segment(segment));
         }
         let mut url = self.origin.url().clone();
         url.set_path(&path);
@@ -200,30 +192,12 @@ impl Upstream {
             .client
             .request(method.clone(), url)
             .header(header::ACCEPT, "application/json");
-        request = match credential {
-            Credential::Token(token) => {
-                request.header(header::AUTHORIZATION, format!("token {token}"))
-            }
-            Credential::Basic { user, password } => {
-                let password = match fault!(AdapterBasicPasswordCutAtColon) {
-                    true => password.split(':').next().unwrap_or_default(),
-                    false => password.as_str(),
-                };
-                request.basic_auth(user, Some(password))
-            }
-        };
+        request = authorized(request, credential);
         if let Some(body) = body {
             request = request.json(body);
         }
         let started = std::time::Instant::now();
-        let spare = fault!(AdapterRetriesPost)
-            .then(|| request.try_clone())
-            .flatten();
-        let mut sent = request.send().await;
-        if let (Err(_), Some(spare)) = (&sent, spare) {
-            sent = spare.send().await;
-        }
-        let response = match sent {
+        let response = match send(request).await {
             Ok(response) => response,
             Err(error) => {
                 let why = send_failure(&error);
@@ -234,19 +208,7 @@ impl Upstream {
         let status = response.status();
         tracing::info!(%method, %path, status = status.as_u16(), elapsed_ms = started.elapsed().as_millis() as u64, "upstream answered");
         if let Some((_, code, message)) = NATIVE.iter().find(|(s, _, _)| *s == status.as_u16()) {
-            if fault!(AdapterEchoesUpstreamBody) {
-                // Even a faulty adapter reads no more than its limit.
-                let body = read_body(response, MAX_BODY_BYTES)
-                    .await
-                    .unwrap_or_default();
-                let text = String::from_utf8_lossy(&body);
-                return Err(ToolError::new(
-                    *code,
-                    Some(status.as_u16()),
-                    format!("{message}: {text}"),
-                ));
-            }
-            return Err(ToolError::new(*code, Some(status.as_u16()), *message));
+            return Err(Edge::native_refusal(*code, status.as_u16(), message, response).await);
         }
         if !expected.contains(&status.as_u16()) {
             return Err(op.unclear(Some(status.as_u16()), &describe(status)));
@@ -267,12 +229,7 @@ impl Upstream {
             .filter_map(|v| v.to_str().ok())
             .collect();
         let link = (!links.is_empty()).then(|| links.join(", "));
-        let limit = if fault!(AdapterReadsOneMebibyte) {
-            1 << 20
-        } else {
-            MAX_BODY_BYTES
-        };
-        let bytes = match read_body(response, limit).await {
+        let bytes = match read_body(response, Edge::answer_limit()).await {
             Ok(bytes) => bytes,
             Err(why) => {
                 tracing::warn!(%method, %path, why, "upstream body failed");
@@ -305,6 +262,31 @@ pub(crate) fn send_failure(error: &reqwest::Error) -> &'static str {
         "timed out"
     } else {
         "no response"
+    }
+}
+
+/// `segment` percent-encoded as exactly one path segment.
+pub(crate) fn encode_segment(segment: &str) -> String {
+    utf8_percent_encode(segment, UNRESERVED).to_string()
+}
+
+/// `request` with `credential` in its `Authorization`.
+fn authorized(request: RequestBuilder, credential: &Credential) -> RequestBuilder {
+    match credential {
+        Credential::Token(token) => request.header(header::AUTHORIZATION, format!("token {token}")),
+        Credential::Basic { user, password } => {
+            request.basic_auth(user, Some(Edge::basic_password(password)))
+        }
+    }
+}
+
+/// Sends `request` once (a spare copy only if an edge keeps one).
+async fn send(request: RequestBuilder) -> Result<reqwest::Response, reqwest::Error> {
+    let spare = Edge::spare_request(&request);
+    let sent = request.send().await;
+    match (sent, spare) {
+        (Err(_), Some(spare)) => spare.send().await,
+        (sent, _) => sent,
     }
 }
 

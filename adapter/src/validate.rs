@@ -8,8 +8,8 @@
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
+use crate::edges::{Edge, Edges};
 use crate::error::ToolError;
-use crate::faults::fault;
 
 /// The only accepted `proposal_schema`.
 pub const PROPOSAL_SCHEMA: &str = "agent_work_grant.v1";
@@ -31,10 +31,6 @@ pub const STATES: &[&str] = &[
     "all",
 ];
 
-/// Other names of the request key (ADR 0047 says `requestId`): refused as
-/// unknown inputs; only the `adapter-accepts-request-id` fault takes them.
-pub const REQUEST_KEY_ALIASES: &[&str] = &["requestId", "request_id"];
-
 /// A view over one call's arguments that knows which names are allowed.
 #[derive(Debug)]
 pub struct Args<'a> {
@@ -44,11 +40,11 @@ pub struct Args<'a> {
 impl<'a> Args<'a> {
     /// Refuses any argument whose name is not in `allowed` (the first one in name order).
     pub fn new(map: Option<&'a JsonObject>, allowed: &[&str]) -> Result<Self, ToolError> {
-        if let Some(map) = map.filter(|_| !fault!(AdapterDropsUnknownInput)) {
+        if let Some(map) = map {
             let mut unknown: Vec<&String> = map
                 .iter()
                 .filter(|(k, _)| !allowed.contains(&k.as_str()))
-                .filter(|(_, v)| !(fault!(AdapterUnknownNullIgnored) && v.is_null()))
+                .filter(|(k, v)| Edge::refuses_unknown_input(allowed, k, v))
                 .map(|(k, _)| k)
                 .collect();
             unknown.sort();
@@ -91,13 +87,7 @@ impl<'a> Args<'a> {
     /// A required `owner` or `repo`: exactly one path segment.
     pub fn segment(&self, name: &str) -> Result<String, ToolError> {
         let text = string(name, self.required(name)?)?;
-        let ok = !(matches!(text, "..") || text == "." && !fault!(AdapterDotSegmentAccepted))
-            && (1..=100 - usize::from(fault!(AdapterSegmentMax99))).contains(&text.len())
-            && (fault!(AdapterSegmentsUnescaped) && !text.contains('/')
-                || text
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')));
-        if !ok {
+        if !Edge::is_segment(text) {
             return Err(ToolError::invalid(
                 name,
                 format!(
@@ -123,8 +113,7 @@ impl<'a> Args<'a> {
             ));
         }
         let version = self.required("proposal_version")?;
-        let whole = version.is_i64() || fault!(AdapterVersionFloatAccepted);
-        if version.as_f64() != Some(PROPOSAL_VERSION as f64) || !whole {
+        if version.as_f64() != Some(PROPOSAL_VERSION as f64) || !Edge::is_integer_version(version) {
             return Err(ToolError::invalid(
                 "proposal_version",
                 "proposal_version must be the JSON integer 1",
@@ -148,15 +137,10 @@ impl<'a> Args<'a> {
 
     /// A required request key: a canonical lowercase UUIDv4, never invented here.
     pub fn request_key(&self) -> Result<String, ToolError> {
-        #[cfg(feature = "faults")]
-        if fault!(AdapterInventsRequestKey) && self.get("request_key").is_none() {
-            return Ok(crate::faults::invented_key());
-        }
-        if fault!(AdapterAcceptsRequestId) && self.get("request_key").is_none() {
-            let alias = REQUEST_KEY_ALIASES.iter().find_map(|n| self.get(n));
-            if let Some(key) = alias.and_then(Value::as_str) {
-                return Ok(key.to_owned());
-            }
+        if self.get("request_key").is_none()
+            && let Some(key) = Edge::unsent_request_key(self.map)
+        {
+            return Ok(key);
         }
         let key = string("request_key", self.required("request_key")?)?;
         if !is_uuid_v4(key) {
@@ -205,10 +189,8 @@ impl Proposal {
 }
 
 fn positive(name: &str, value: &Value) -> Result<i64, ToolError> {
-    let lenient = fault!(AdapterAcceptsStringIds)
-        .then(|| value.as_str().and_then(|s| s.parse::<i64>().ok()))
-        .flatten();
-    match value.as_i64().filter(|_| value.is_i64()).or(lenient) {
+    let id = value.as_i64().filter(|_| value.is_i64());
+    match id.or_else(|| Edge::id_from_non_integer(value)) {
         Some(n) if n >= 1 => Ok(n),
         _ => Err(ToolError::invalid(
             name,
@@ -223,6 +205,16 @@ fn string<'v>(name: &str, value: &'v Value) -> Result<&'v str, ToolError> {
     value
         .as_str()
         .ok_or_else(|| ToolError::invalid(name, format!("{name} must be a JSON string")))
+}
+
+/// Whether `text` is one path segment of 1-100 characters A-Z a-z 0-9 _ . -,
+/// not `.` or `..`, which URL normalisation would fold (§6).
+pub(crate) fn is_segment(text: &str) -> bool {
+    !matches!(text, "." | "..")
+        && (1..=100).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 /// Whether `key` is a canonical lowercase UUIDv4 (RFC 9562 variant bits).

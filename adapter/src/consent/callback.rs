@@ -15,10 +15,10 @@ use axum::{
 };
 
 use super::{
-    exchange::{Refusal, exchange},
-    store::{Consent, Outcome},
+    exchange::{Granted, Refusal, exchange},
+    store::{Claim, Consent, Outcome},
 };
-use crate::faults::fault;
+use crate::edges::{Edge, Edges};
 
 /// The page a browser sees; its status and one sentence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,14 +121,9 @@ async fn handle(consent: &Consent, query: &str) -> Page {
         tracing::warn!("consent: callback with an unknown, spent or expired state refused");
         return Page::BadState;
     };
-    let wake = |claim: &mut super::store::Claim, outcome: Outcome| {
-        if let Some(waiter) = claim.waiter.take() {
-            let _ = waiter.send(outcome);
-        }
-    };
     if pairs.iter().any(|(k, _)| k == "error") {
         let denied = single(&pairs, "error").as_deref() == Some("access_denied");
-        return if denied || fault!(ConsentAnyErrorDenied) {
+        return if Edge::declined(denied) {
             tracing::info!("consent: the person declined at the Core");
             wake(&mut claim, Outcome::Denied);
             Page::Declined
@@ -143,22 +138,15 @@ async fn handle(consent: &Consent, query: &str) -> Page {
         wake(&mut claim, Outcome::Failed);
         return Page::Rejected;
     };
-    if fault!(ConsentResumeBeforeExchange) {
-        wake(&mut claim, Outcome::Granted);
-    }
-    match exchange(consent, &claim, &code).await {
-        Ok(granted) => {
-            if !consent.store_token(&claim.session, &granted.access_token, granted.expires_in) {
-                tracing::warn!("consent: the session ended during the exchange; token dropped");
-                return Page::BadState;
-            }
-            if fault!(ConsentTokenOnDisk) {
-                let _ = std::fs::write("awg-mcp-token", &granted.access_token);
-            }
-            tracing::info!("consent: token kept in memory for its session");
-            wake(&mut claim, Outcome::Granted);
-            Page::Done
-        }
+    redeem(consent, claim, &code).await
+}
+
+/// Exchanges `code` under `claim`, keeps the token for the claim's session
+/// and wakes its parked call.
+async fn redeem(consent: &Consent, mut claim: Claim, code: &str) -> Page {
+    Edge::before_exchange(&mut claim);
+    match exchange(consent, &claim, code).await {
+        Ok(granted) => keep(consent, claim, &granted),
         Err(refusal) => {
             wake(&mut claim, Outcome::Failed);
             match refusal {
@@ -166,5 +154,25 @@ async fn handle(consent: &Consent, query: &str) -> Page {
                 Refusal::Upstream => Page::Upstream,
             }
         }
+    }
+}
+
+/// Keeps a granted token for the claim's session (in memory only) and wakes
+/// its parked call; a session that ended during the exchange drops it.
+fn keep(consent: &Consent, mut claim: Claim, granted: &Granted) -> Page {
+    if !consent.store_token(&claim.session, &granted.access_token, granted.expires_in) {
+        tracing::warn!("consent: the session ended during the exchange; token dropped");
+        return Page::BadState;
+    }
+    Edge::token_kept(&granted.access_token);
+    tracing::info!("consent: token kept in memory for its session");
+    wake(&mut claim, Outcome::Granted);
+    Page::Done
+}
+
+/// Wakes the claim's parked call, if one waits.
+fn wake(claim: &mut Claim, outcome: Outcome) {
+    if let Some(waiter) = claim.waiter.take() {
+        let _ = waiter.send(outcome);
     }
 }

@@ -10,12 +10,12 @@ use serde::Deserialize;
 use super::store::{Claim, Consent};
 use crate::{
     config::is_header_token,
-    faults::fault,
+    edges::{Edge, Edges},
     upstream::{read_body, send_failure},
 };
 
 /// Largest token answer read.
-const MAX_BODY_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// A token from a successful exchange.
 pub struct Granted {
@@ -74,26 +74,27 @@ pub async fn exchange(consent: &Consent, claim: &Claim, code: &str) -> Result<Gr
     if status != 200 {
         return Err(Refusal::Upstream);
     }
-    let limit = if fault!(ConsentSmallTokenAnswer) {
-        1024
-    } else {
-        MAX_BODY_BYTES
-    };
-    let body = read_body(response, limit).await.map_err(|why| {
-        tracing::warn!(why, "consent: the token answer failed");
-        Refusal::Upstream
-    })?;
-    let answer: TokenAnswer = serde_json::from_slice(&body).map_err(|_| {
-        tracing::warn!("consent: the token answer is not the expected JSON");
-        Refusal::Upstream
-    })?;
-    let bearer = answer.token_type.eq_ignore_ascii_case("bearer") || fault!(ConsentAnyTokenType);
-    if !is_header_token(&answer.access_token) || !bearer {
+    let answer = read_answer(response).await?;
+    if !is_header_token(&answer.access_token) || !Edge::is_bearer_token_type(&answer.token_type) {
         tracing::warn!("consent: the token answer has no usable bearer token");
         return Err(Refusal::Upstream);
     }
     Ok(Granted {
         access_token: answer.access_token,
         expires_in: answer.expires_in,
+    })
+}
+
+/// The token answer's JSON, read up to its bound.
+async fn read_answer(response: reqwest::Response) -> Result<TokenAnswer, Refusal> {
+    let body = read_body(response, Edge::token_answer_limit())
+        .await
+        .map_err(|why| {
+            tracing::warn!(why, "consent: the token answer failed");
+            Refusal::Upstream
+        })?;
+    serde_json::from_slice(&body).map_err(|_| {
+        tracing::warn!("consent: the token answer is not the expected JSON");
+        Refusal::Upstream
     })
 }

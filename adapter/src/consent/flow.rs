@@ -12,7 +12,7 @@ use std::sync::Arc;
 use rmcp::{
     RoleServer,
     model::{ElicitRequestParams, ElicitationAction},
-    service::{ElicitationMode, Peer},
+    service::Peer,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -22,8 +22,8 @@ use super::{
 };
 use crate::{
     config::Credential,
+    edges::{Edge, Edges},
     error::{ErrorCode, ToolError},
-    faults::fault,
 };
 
 /// What the adapter says with the URL, as `auth_required` and in the elicitation.
@@ -57,8 +57,7 @@ impl ConsentCall {
             return Ok(Some(Credential::Token(token)));
         }
         let modes = self.peer.supported_elicitation_modes();
-        let url_mode = modes.contains(&ElicitationMode::Url)
-            || (fault!(ConsentElicitsAnyClient) && !modes.is_empty());
+        let url_mode = Edge::elicits_url(&modes);
         let Some(minted) = self
             .consent
             .mint(&self.session, self.host.as_deref(), url_mode)

@@ -22,7 +22,7 @@ use rmcp::transport::{
 };
 
 use super::Consent;
-use crate::faults::fault;
+use crate::edges::{Edge, Edges};
 
 /// rmcp's local session manager, telling consent mode about created and closed sessions.
 #[derive(Debug, Default)]
@@ -64,10 +64,7 @@ impl SessionManager for Sessions {
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        if fault!(AdapterKnowsEverySession) {
-            return Ok(true);
-        }
-        self.inner.has_session(id).await
+        Ok(Edge::session_known(self.inner.has_session(id).await?))
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {

@@ -8,17 +8,17 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    sync::{Arc, Mutex, MutexGuard, OnceLock},
+    sync::{Arc, Mutex, MutexGuard},
     time::{Duration, Instant},
 };
 
 use percent_encoding::utf8_percent_encode;
 use tokio::sync::oneshot;
 
-use super::{CALLBACK_PATH, SCOPE, pkce};
+use super::{SCOPE, pkce};
 use crate::{
     config::ConsentConfig,
-    faults::fault,
+    edges::{Edge, Edges},
     upstream::{UNRESERVED, Upstream},
 };
 
@@ -39,36 +39,67 @@ pub enum Outcome {
 }
 
 /// One open state.
-struct Pending {
-    session: String,
-    verifier: String,
-    redirect_uri: String,
-    expires: Instant,
-    minted: Instant,
-    waiter: Option<oneshot::Sender<Outcome>>,
+pub(crate) struct Pending {
+    pub(crate) session: String,
+    pub(crate) verifier: String,
+    pub(crate) redirect_uri: String,
+    pub(crate) expires: Instant,
+    pub(crate) minted: Instant,
+    pub(crate) waiter: Option<oneshot::Sender<Outcome>>,
 }
 
 impl Pending {
     /// Whether this state has outlived the consent timeout at `now`: the one
-    /// expiry rule, for spending a state and for clearing old ones (never,
-    /// under the fault `consent-state-never-expires`).
+    /// expiry rule, for spending a state and for clearing old ones.
     fn expired(&self, now: Instant) -> bool {
-        now >= self.expires && !fault!(ConsentStateNeverExpires)
+        Edge::state_expired(now >= self.expires)
     }
 }
 
 /// A session's consented token.
-struct Token {
+#[derive(Clone)]
+pub(crate) struct Token {
     secret: String,
     expires: Option<Instant>,
 }
 
+/// The open states, the tokens and the live sessions.
 #[derive(Default)]
-struct Inner {
-    states: HashMap<String, Pending>,
-    tokens: HashMap<String, Token>,
+pub(crate) struct Inner {
+    pub(crate) states: HashMap<String, Pending>,
+    pub(crate) tokens: HashMap<String, Token>,
     /// MCP sessions created and not ended: only these mint states and keep tokens.
     live: HashSet<String>,
+}
+
+impl Inner {
+    /// Keeps `token` for `session`; `false` when the session is not live.
+    pub(crate) fn keep(&mut self, session: &str, token: Token) -> bool {
+        if !self.live.contains(session) {
+            return false;
+        }
+        self.tokens.insert(session.to_owned(), token);
+        true
+    }
+
+    /// Forgets `session`: its token, its states, and the session itself.
+    pub(crate) fn forget(&mut self, session: &str) {
+        self.tokens.remove(session);
+        self.states.retain(|_, p| p.session != session);
+        self.live.remove(session);
+    }
+}
+
+/// A state's own authorize parameters.
+pub(crate) struct Authorization {
+    /// The PKCE verifier the token POST sends.
+    pub(crate) verifier: String,
+    /// `code_challenge_method`.
+    pub(crate) method: &'static str,
+    /// `code_challenge`.
+    pub(crate) challenge: String,
+    /// Where the Core sends the browser back.
+    pub(crate) redirect_uri: String,
 }
 
 /// A freshly minted state, as the tool call sees it.
@@ -162,31 +193,7 @@ impl Consent {
     /// `host` is the MCP request's `Host`, used only by a fault.
     pub fn mint(&self, session: &str, host: Option<&str>, park: bool) -> Option<Minted> {
         let state = pkce::random_secret();
-        let verifier = if fault!(ConsentSharedVerifier) {
-            static SHARED: OnceLock<String> = OnceLock::new();
-            SHARED.get_or_init(pkce::random_secret).clone()
-        } else {
-            pkce::random_secret()
-        };
-        let (method, challenge) = if fault!(ConsentPlainChallenge) {
-            ("plain", verifier.clone())
-        } else {
-            ("S256", pkce::s256(&verifier))
-        };
-        let redirect_uri = match host.filter(|_| fault!(ConsentRedirectFromHost)) {
-            Some(host) => format!("http://{host}{CALLBACK_PATH}"),
-            None => self.config.redirect_uri(),
-        };
-        let enc = |s: &str| utf8_percent_encode(s, UNRESERVED).to_string();
-        let url = format!(
-            "{core}login/oauth/authorize?response_type=code&client_id={client}&redirect_uri={redirect}&state={state}&code_challenge={challenge}&code_challenge_method={method}&scope={scope}",
-            core = self.upstream.origin().url(),
-            client = enc(&self.config.client_id),
-            redirect = enc(&redirect_uri),
-            state = enc(&state),
-            challenge = enc(&challenge),
-            scope = enc(SCOPE),
-        );
+        let (url, verifier, redirect_uri) = self.authorize_url(&state, host);
         let (sender, receiver) = if park {
             let (s, r) = oneshot::channel();
             (Some(s), Some(r))
@@ -202,16 +209,9 @@ impl Consent {
         let mut own: Vec<(Instant, String)> = inner
             .states
             .iter()
-            .filter(|(_, p)| p.session == session)
+            .filter(|(_, p)| Edge::shares_cap(p.session == session))
             .map(|(s, p)| (p.minted, s.clone()))
             .collect();
-        if fault!(ConsentStatesCappedTogether) {
-            own = inner
-                .states
-                .iter()
-                .map(|(s, p)| (p.minted, s.clone()))
-                .collect();
-        }
         own.sort();
         while own.len() >= MAX_STATES_PER_SESSION {
             let (_, oldest) = own.remove(0);
@@ -233,6 +233,28 @@ impl Consent {
             url,
             waiter: receiver,
         })
+    }
+
+    /// The authorize URL for `state`, with the verifier and the redirect URI
+    /// that its token POST repeats.
+    fn authorize_url(&self, state: &str, host: Option<&str>) -> (String, String, String) {
+        let Authorization {
+            verifier,
+            method,
+            challenge,
+            redirect_uri,
+        } = Edge::authorization(&self.config, host);
+        let enc = |s: &str| utf8_percent_encode(s, UNRESERVED).to_string();
+        let url = format!(
+            "{core}login/oauth/authorize?response_type=code&client_id={client}&redirect_uri={redirect}&state={state}&code_challenge={challenge}&code_challenge_method={method}&scope={scope}",
+            core = self.upstream.origin().url(),
+            client = enc(&self.config.client_id),
+            redirect = enc(&redirect_uri),
+            state = enc(state),
+            challenge = enc(&challenge),
+            scope = enc(SCOPE),
+        );
+        (url, verifier, redirect_uri)
     }
 
     /// Forgets a state (a declined, timed-out or cancelled parked call).
@@ -257,15 +279,7 @@ impl Consent {
             inner.states.remove(state);
             return None;
         }
-        if fault!(ConsentStateReusable) {
-            return Some(Claim {
-                session: pending.session.clone(),
-                verifier: pending.verifier.clone(),
-                redirect_uri: pending.redirect_uri.clone(),
-                waiter: pending.waiter.take(),
-            });
-        }
-        let pending = inner.states.remove(state)?;
+        let pending = Edge::spend(&mut inner.states, state)?;
         Some(Claim {
             session: pending.session,
             verifier: pending.verifier,
@@ -274,50 +288,23 @@ impl Consent {
         })
     }
 
-    /// Keeps `secret` for `session` (and, under the fault
-    /// `consent-state-unbound`, for every session, waking every parked call).
-    /// `false` when the session ended during the exchange: the token is dropped.
+    /// Keeps `secret` for `session`. `false` when the session ended during
+    /// the exchange: the token is dropped.
     pub fn store_token(&self, session: &str, secret: &str, expires_in: Option<u64>) -> bool {
         let expires = expires_in
             .filter(|s| *s > 0)
             .map(|s| Instant::now() + Duration::from_secs(s));
-        let token = || Token {
+        let token = Token {
             secret: secret.to_owned(),
             expires,
         };
-        let mut inner = self.lock();
-        if fault!(ConsentStateUnbound) {
-            let mut sessions: Vec<String> =
-                inner.states.values().map(|p| p.session.clone()).collect();
-            sessions.extend(inner.tokens.keys().cloned());
-            sessions.push(session.to_owned());
-            for s in sessions {
-                inner.tokens.insert(s, token());
-            }
-            for pending in inner.states.values_mut() {
-                if let Some(waiter) = pending.waiter.take() {
-                    let _ = waiter.send(Outcome::Granted);
-                }
-            }
-            return true;
-        }
-        if !inner.live.contains(session) {
-            return false;
-        }
-        inner.tokens.insert(session.to_owned(), token());
-        true
+        Edge::keep_token(&mut self.lock(), session, token)
     }
 
     /// The MCP session ended: its token and states go, parked calls wake
     /// (their receivers close).
     pub fn end_session(&self, session: &str) {
-        if fault!(ConsentSessionEndForgetsNothing) {
-            return;
-        }
-        let mut inner = self.lock();
-        inner.tokens.remove(session);
-        inner.states.retain(|_, p| p.session != session);
-        inner.live.remove(session);
+        Edge::session_ended(&mut self.lock(), session);
     }
 }
 

@@ -11,22 +11,29 @@ use serde_json::{Value, json};
 use super::{Ctx, tool};
 use crate::{
     check::{self, Expect},
+    edges::{Edge, Edges},
     error::ToolError,
-    faults::fault,
     pagination::{self, LIMIT},
     schema,
     upstream::Op,
     validate::Args,
 };
 
-const CONFIRM_ADVICE: &str = "Read the grant with get_agent_work_grant (same owner, repo, grant_id) before deciding whether the identical confirmation is still needed.";
+pub(crate) const CONFIRM_ADVICE: &str = "Read the grant with get_agent_work_grant (same owner, repo, grant_id) before deciding whether the identical confirmation is still needed.";
 
 const GRANT_ID: &str = "The grant's native id (a JSON integer).";
 
+/// The inputs of `confirm_agent_work_grant`.
+pub(crate) const CONFIRM_INPUTS: &[&str] = &[
+    "owner",
+    "repo",
+    "grant_id",
+    "proposal_schema",
+    "proposal_version",
+    "proposal_digest",
+];
+
 fn context() -> Vec<(&'static str, Value)> {
-    if fault!(AdapterSchemaWithoutContext) {
-        return vec![];
-    }
     vec![
         ("owner", schema::owner()),
         ("repo", schema::repo()),
@@ -64,17 +71,7 @@ pub fn definitions() -> Vec<Tool> {
         tool(
             "confirm_agent_work_grant",
             "Confirm that you read the grant's proposal, repeating its exact triple (schema, version, digest). Moves awaiting_agent to awaiting_human; a human still has to approve. Confirmation is not approval.",
-            schema::closed(
-                &confirm_props,
-                &[
-                    "owner",
-                    "repo",
-                    "grant_id",
-                    "proposal_schema",
-                    "proposal_version",
-                    "proposal_digest",
-                ],
-            ),
+            schema::closed(&confirm_props, CONFIRM_INPUTS),
             schema::single("grant", schema::grant()),
             false,
             false,
@@ -117,33 +114,14 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
         owner: &owner,
         repo: &repo,
     };
-    match fault!(AdapterGetGrantRepoUnchecked) {
-        true => check::grant(&reply.body, None).and_then(|id| match id == grant_id {
-            true => Ok(()),
-            false => Err("grant id differs from the requested one".into()),
-        }),
-        false => check::grant_is(&reply.body, expect, grant_id),
-    }
-    .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
+    Edge::read_grant_consistent(&reply.body, expect, grant_id)
+        .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
     Ok(json!({"grant": reply.body, "native_status": reply.status}))
 }
 
 /// `confirm_agent_work_grant`: one POST, never repeated.
 pub async fn confirm(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
-    let own = [
-        "owner",
-        "repo",
-        "grant_id",
-        "proposal_schema",
-        "proposal_version",
-        "proposal_digest",
-    ];
-    let with_submits = [&own[..], &["request_key", "title", "body"]].concat();
-    let allowed = match fault!(AdapterConfirmTakesSubmitInputs) {
-        true => &with_submits[..],
-        false => &own[..],
-    };
-    let args = Args::new(args, allowed)?;
+    let args = Args::new(args, CONFIRM_INPUTS)?;
     let (owner, repo, grant_id) = (
         args.segment("owner")?,
         args.segment("repo")?,
@@ -152,10 +130,7 @@ pub async fn confirm(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, Tool
     let proposal = args.proposal()?;
     let credential = &ctx.credential().await?;
     let url = super::grant_url(ctx, &owner, &repo, grant_id, &["confirm"]);
-    let op = match fault!(AdapterLostConfirmIsReadError) {
-        true => Op::Read,
-        false => Op::Write(CONFIRM_ADVICE),
-    };
+    let op = Edge::confirm_op();
     let payload = Value::Object(proposal.to_body());
     let reply = ctx
         .upstream

@@ -13,8 +13,8 @@ use serde_json::Value;
 use crate::{
     config::Credential,
     consent::ConsentCall,
+    edges::{Edge, Edges},
     error::{ErrorCode, ToolError},
-    faults::fault,
     upstream::Upstream,
 };
 
@@ -101,11 +101,7 @@ pub async fn dispatch(name: &str, args: Option<&JsonObject>, ctx: &Ctx) -> Optio
     Some(match outcome {
         Ok(value) => {
             tracing::info!(tool = name, "tool succeeded");
-            let mut result = CallToolResult::structured(value);
-            if fault!(AdapterContentPriorityOverOne) {
-                crate::faults::over_one_priority(&mut result);
-            }
-            result
+            Edge::tool_success(CallToolResult::structured(value))
         }
         Err(error) => {
             tracing::info!(tool = name, code = ?error.code, native_status = ?error.native_status, field = ?error.field, "tool failed");

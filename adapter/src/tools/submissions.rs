@@ -12,16 +12,16 @@ use serde_json::{Value, json};
 use super::{Ctx, tool};
 use crate::{
     check::{self, Expect},
+    edges::{Edge, Edges},
     error::ToolError,
-    faults::fault,
     schema,
     upstream::Op,
-    validate::{self, Args},
+    validate::Args,
 };
 
 const SUBMIT_ADVICE: &str = "Read back with get_agent_work_submission using the same owner, repo, grant_id and request_key; never submit with a new key.";
 
-const SUBMIT_FIELDS: &[&str] = &[
+pub(crate) const SUBMIT_FIELDS: &[&str] = &[
     "owner",
     "repo",
     "grant_id",
@@ -83,13 +83,7 @@ pub fn definitions() -> Vec<Tool> {
 
 /// `submit_agent_work_proposal`: one POST, never repeated; 201 new, 200 replay.
 pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolError> {
-    let aliases = if fault!(AdapterAcceptsRequestId) {
-        validate::REQUEST_KEY_ALIASES
-    } else {
-        &[]
-    };
-    let allowed: Vec<&str> = SUBMIT_FIELDS.iter().chain(aliases).copied().collect();
-    let args = Args::new(args, &allowed)?;
+    let args = Args::new(args, SUBMIT_FIELDS)?;
     let (owner, repo, grant_id) = (
         args.segment("owner")?,
         args.segment("repo")?,
@@ -116,7 +110,7 @@ pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolE
             op,
         )
         .await?;
-    let consistent = check::receipt(
+    let consistent = Edge::receipt_consistent(
         &reply.body,
         Expect {
             owner: &owner,
@@ -151,7 +145,7 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
         .upstream
         .call(Method::GET, url, credential, None, &[200], Op::Read)
         .await?;
-    check::receipt(
+    Edge::receipt_consistent(
         &reply.body,
         Expect {
             owner: &owner,

@@ -3,12 +3,13 @@
 //! A faults build (`--features faults`) reads `AWG_FAULT` once at start and
 //! then breaks exactly one rule of spec §6 or §9, on purpose, so the harness can
 //! prove its catalogue catches that broken adapter. Each hook is a
-//! [`fault!`] test at the very place the real rule lives. The faults
+//! `fault!` test in `edges.rs`, which bends the edges of the adapter's
+//! rules (`crate::edges`) that the fault names. The faults
 //! themselves (names, what each breaks, what catches it) are data in the
 //! `fault-catalogue` crate, shared with refcore.
 //!
 //! A default build has no fault names at all: it does not link the
-//! catalogue, every `fault!(..)` is the constant `false`, and a set
+//! catalogue, compiles no hook (every edge is honest), and a set
 //! `AWG_FAULT` refuses to start, so nobody believes a fault is active when
 //! it is not.
 
@@ -25,18 +26,19 @@ macro_rules! fault {
     };
 }
 
-/// `fault!(Name)`: always `false` in a default build.
-#[cfg(not(feature = "faults"))]
-macro_rules! fault {
-    ($name:ident) => {
-        false
-    };
-}
-
-pub(crate) use fault;
-
 #[cfg(feature = "faults")]
 pub use fault_catalogue::awg_mcp::{Fault, active};
+
+#[cfg(feature = "faults")]
+mod edges;
+
+/// The edges the adapter's rules answer with (`crate::edges`): honest in a
+/// default build; in a faults build bent by the active fault (`edges.rs`).
+#[cfg(feature = "faults")]
+pub(crate) type AdapterEdges = edges::Bent;
+/// The edges the adapter's rules answer with: honest (a default build).
+#[cfg(not(feature = "faults"))]
+pub(crate) type AdapterEdges = crate::edges::Honest;
 
 /// Reads `raw` (the value of `AWG_FAULT`; empty counts as unset) once, at
 /// start. A faults build activates the named fault, or refuses an unknown
@@ -84,35 +86,6 @@ pub fn listing() -> Option<String> {
     }
 }
 
-/// Marks every text item of a tool's answer with `priority` 2.0, which
-/// MCP's schema bounds to 0..1 and rmcp does not check (only the fault
-/// `adapter-content-priority-over-one` calls it; kept here, out of the
-/// tools, so no mutant of it counts against a default build).
-pub fn over_one_priority(result: &mut rmcp::model::CallToolResult) {
-    for item in &mut result.content {
-        if let rmcp::model::ContentBlock::Text(text) = item {
-            text.annotations = Some(rmcp::model::Annotations::default().with_priority(2.0));
-        }
-    }
-}
-
-/// A fresh canonical UUIDv4 (for `adapter-invents-request-key`), from the
-/// standard library's randomly keyed hasher: no extra dependency.
-#[cfg(feature = "faults")]
-pub fn invented_key() -> String {
-    use std::hash::{BuildHasher, RandomState};
-    let random = |n: u64| RandomState::new().hash_one(n);
-    let hex = format!("{:016x}{:016x}", random(1), random(2));
-    let (a, b, c, d, e) = (
-        &hex[0..8],
-        &hex[8..12],
-        &hex[13..16],
-        &hex[17..20],
-        &hex[20..32],
-    );
-    format!("{a}-{b}-4{c}-a{d}-{e}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,7 +111,7 @@ mod tests {
     fn unknown_names_are_refused_and_invented_keys_are_canonical() {
         let err = init(Some("adapter-retries")).unwrap_err().to_string();
         assert!(err.contains("adapter-retries-post"), "{err}");
-        let (one, two) = (invented_key(), invented_key());
+        let (one, two) = (edges::invented_key(), edges::invented_key());
         assert!(crate::validate::is_uuid_v4(&one), "{one}");
         assert_ne!(one, two);
     }
