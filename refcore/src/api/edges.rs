@@ -12,7 +12,6 @@ use crate::auth::Caller;
 use crate::config::Config;
 use crate::domain::grant::GrantState;
 use crate::error::AppError;
-use crate::extract::JsonBody;
 
 /// The edges this build answers with: [`Honest`], or a faults build's.
 #[cfg(feature = "faults")]
@@ -44,7 +43,7 @@ pub(crate) trait Edges {
 
     /// The raw body's digest a submit is compared by besides its decoded
     /// request: none, as replays are compared decoded (§3).
-    fn raw_digest(_body: &JsonBody) -> Option<String> {
+    fn raw_digest(_bytes: &[u8]) -> Option<String> {
         None
     }
 

@@ -132,7 +132,7 @@ pub async fn grants_submit(
         request_key: body.request_key,
         title: body.title,
         body: body.body,
-        raw_digest: Edge::raw_digest(&raw),
+        raw_digest: Edge::raw_digest(&raw.bytes),
     };
     let (outcome, json) = agent::submit(&state, &caller, &owner, &repo, id, &request).await?;
     let status = match outcome {

@@ -11,7 +11,6 @@ use crate::auth::Caller;
 use crate::config::Config;
 use crate::domain::grant::GrantState;
 use crate::error::AppError;
-use crate::extract::JsonBody;
 
 /// The API's edges in a faults build.
 #[derive(Debug, Clone, Copy)]
@@ -45,11 +44,11 @@ impl Edges for Bent {
     }
 
     /// `replay-compares-raw-bytes`: the SHA-256 of the body's bytes, hex.
-    fn raw_digest(body: &JsonBody) -> Option<String> {
+    fn raw_digest(bytes: &[u8]) -> Option<String> {
         if fault!(ReplayComparesRawBytes) {
-            return Some(hex::encode(Sha256::digest(&body.bytes)));
+            return Some(hex::encode(Sha256::digest(bytes)));
         }
-        Honest::raw_digest(body)
+        Honest::raw_digest(bytes)
     }
 
     /// `repo-admin-moves-issues`: any credential that may write Issues

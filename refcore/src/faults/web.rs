@@ -14,7 +14,6 @@ use crate::domain::permission::Permission;
 use crate::error::{AppError, PageError};
 use crate::state::AppState;
 use crate::web::edges::{Edges, Honest};
-use crate::web::session::Session;
 
 /// The pages' edges in a faults build.
 #[derive(Debug, Clone, Copy)]
@@ -34,15 +33,12 @@ impl Edges for Bent {
     async fn signed_in_otherwise(
         parts: &mut Parts,
         state: &AppState,
-    ) -> Result<Option<Session>, PageError> {
+    ) -> Result<Option<UserRow>, PageError> {
         if !fault!(PagesAcceptApiTokens) {
             return Honest::signed_in_otherwise(parts, state).await;
         }
         let MaybeCaller(caller) = MaybeCaller::from_request_parts(parts, state).await?;
-        Ok(caller.map(|c| Session {
-            id: None,
-            user: Some(c.user),
-        }))
+        Ok(caller.map(|c| c.user))
     }
 
     /// `csrf-not-session-bound`.
@@ -86,9 +82,9 @@ impl Edges for Bent {
     }
 
     /// `pages-accept-api-tokens`: one signed in by an API credential.
-    fn csrf_without_session_passes(session: &Session) -> bool {
-        (fault!(PagesAcceptApiTokens) && session.id.is_none() && session.user.is_some())
-            || Honest::csrf_without_session_passes(session)
+    fn csrf_without_session_passes(sessionless: bool) -> bool {
+        (fault!(PagesAcceptApiTokens) && sessionless)
+            || Honest::csrf_without_session_passes(sessionless)
     }
 
     /// `logout-keeps-session`.

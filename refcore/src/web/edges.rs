@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use axum::http::request::Parts;
 
-use super::session::Session;
 use crate::db::{Db, repos::RepoRow, users::UserRow};
 use crate::domain::grant::Transition;
 use crate::error::{AppError, PageError};
@@ -30,12 +29,12 @@ pub(crate) trait Edges {
         usize::MAX
     }
 
-    /// A sign-in by other means than the session cookie: none, as pages
-    /// trust the cookie alone (§4).
+    /// A user signed in by other means than the session cookie: none, as
+    /// pages trust the cookie alone (§4).
     async fn signed_in_otherwise(
         _parts: &mut Parts,
         _state: &AppState,
-    ) -> Result<Option<Session>, PageError> {
+    ) -> Result<Option<UserRow>, PageError> {
         Ok(None)
     }
 
@@ -76,9 +75,9 @@ pub(crate) trait Edges {
         false
     }
 
-    /// Whether `session`, signed in without a session id, passes the check
-    /// without a token: never, as only a session signs in (§4).
-    fn csrf_without_session_passes(_session: &Session) -> bool {
+    /// Whether a user signed in without a session id (`sessionless`) passes
+    /// the check without a token: never, as only a session signs in (§4).
+    fn csrf_without_session_passes(_sessionless: bool) -> bool {
         false
     }
 

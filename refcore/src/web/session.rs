@@ -49,8 +49,11 @@ impl FromRequestParts<AppState> for Session {
     type Rejection = PageError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, PageError> {
-        if let Some(signed_in) = Edge::signed_in_otherwise(parts, state).await? {
-            return Ok(signed_in);
+        if let Some(user) = Edge::signed_in_otherwise(parts, state).await? {
+            return Ok(Session {
+                id: None,
+                user: Some(user),
+            });
         }
         let Some(id) = cookie_value(parts) else {
             return Ok(Session {
@@ -113,7 +116,10 @@ impl Session {
             }
             _ => false,
         };
-        if ok || !Edge::csrf_required() || Edge::csrf_without_session_passes(self) {
+        if ok
+            || !Edge::csrf_required()
+            || Edge::csrf_without_session_passes(self.id.is_none() && self.user.is_some())
+        {
             return Ok(());
         }
         Err(AppError::bad_request(
