@@ -197,7 +197,8 @@ struct SelftestArgs {
     postgres_url: Option<String>,
     /// Run every trial under every fault (the full matrix: every catcher of
     /// each fault, not just the first; slower). By default each fault's pass
-    /// stops at its first kill, its catching families (docs/faults.md) first.
+    /// stops at its first kill, its catching scenarios and families
+    /// (docs/faults.md) first.
     #[arg(long)]
     full: bool,
     /// Instead of the faults: run the gate (as a child `grantgate run`)

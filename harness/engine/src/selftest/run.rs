@@ -5,9 +5,9 @@
 //! each with one stack at a time, so that no more than `jobs` stacks ever run
 //! at once across all of them (the clean pass uses all `jobs` itself, before
 //! any fault starts). By default a fault's pass stops at its first kill (a
-//! trial that failed and had passed cleanly), and the families
-//! `docs/faults.md` names as catching it run first, so most passes end after
-//! a few trials: the self-test's cost grows with the number of faults, not
+//! trial that failed and had passed cleanly), and the scenarios, then the
+//! families, that `docs/faults.md` names as catching it run first, so most
+//! passes end at their first trial: the self-test's cost grows with the number of faults, not
 //! faults × trials. `full` runs every trial of every pass instead: the row
 //! then shows every scenario that catches the fault, not just the first.
 //!
