@@ -66,3 +66,27 @@ pub fn file_digest(path: &std::path::Path) -> String {
         Err(e) => format!("unknown ({e})"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::file_digest;
+
+    /// The digest is remembered, but a binary rebuilt in its place (a new
+    /// file: cargo links a fresh one) is digested again, even at the same
+    /// size and within the same clock tick.
+    #[test]
+    fn a_file_replaced_in_place_gets_its_new_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bin");
+        std::fs::write(&path, b"first").unwrap();
+        let first = file_digest(&path);
+        assert_eq!(first, file_digest(&path));
+        let fresh = dir.path().join("bin.new");
+        std::fs::write(&fresh, b"other").unwrap();
+        std::fs::rename(&fresh, &path).unwrap();
+        let second = file_digest(&path);
+        assert_ne!(first, second);
+        assert!(second.starts_with("sha256:"), "{second}");
+        assert!(file_digest(&dir.path().join("missing")).starts_with("unknown ("));
+    }
+}
