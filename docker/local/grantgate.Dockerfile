@@ -4,7 +4,10 @@
 # throw-away clusters), Chromium and chromedriver (`--browser chromium`).
 # Built by scripts/build-images; run through scripts/gate-image.
 ARG BASE=grantgate/debian:bookworm
-FROM ${BASE}
+# The packages are a stage of their own, built from nothing but the base:
+# scripts/build-images builds it before cargo has made the binaries, so its
+# download and unpacking overlap the compilation.
+FROM ${BASE} AS packages
 
 # Debian would create a "main" cluster on install; the gate makes its own.
 RUN mkdir -p /etc/postgresql-common/createcluster.d \
@@ -18,6 +21,7 @@ RUN mkdir -p /etc/postgresql-common/createcluster.d \
  && install -d -o gate -g gate -m 0755 /gate /gate/reports
 
 # grantgate finds awg-mcp and refcore next to itself.
+FROM packages
 COPY grantgate awg-mcp refcore /usr/local/bin/
 
 LABEL org.opencontainers.image.title="grantgate" \
