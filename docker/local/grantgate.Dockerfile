@@ -10,11 +10,17 @@ ARG BASE=grantgate/debian:bookworm
 FROM ${BASE} AS packages
 
 # Debian would create a "main" cluster on install; the gate makes its own.
+# This first step is docker/postgres/Dockerfile's, character for character,
+# so Docker's layer cache builds it once for both images.
 RUN mkdir -p /etc/postgresql-common/createcluster.d \
  && echo 'create_main_cluster = false' > /etc/postgresql-common/createcluster.d/grantgate.conf \
  && apt-get update \
  && apt-get install -y --no-install-recommends postgresql-15 \
-        chromium chromium-driver chromium-headless-shell \
+ && apt-get clean && rm -rf /var/lib/apt/lists/* \
+ && install -d -o postgres -g postgres -m 0700 /var/lib/postgresql/data \
+ && install -d -o postgres -g postgres -m 2775 /var/run/postgresql
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium chromium-driver chromium-headless-shell \
  && apt-get clean && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10002 gate \
  && useradd --system --uid 10002 --gid gate --home-dir /home/gate --create-home gate \
