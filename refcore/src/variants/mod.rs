@@ -35,6 +35,8 @@ mod markup;
 mod pages;
 #[cfg(feature = "faults")]
 mod rewrite;
+#[cfg(all(test, feature = "faults"))]
+mod together;
 
 /// The variable that selects a variant.
 pub const ENV: &str = "CORE_VARIANT";
@@ -226,16 +228,9 @@ mod catalogue {
     /// refcore's own form (together, the second would silently do nothing).
     pub const CONFLICTS: &[(&[Variant], &str)] = &[
         (
-            &[
-                Variant::Markup,
-                Variant::InlineMarkup,
-                Variant::FormOwner,
-                Variant::ConsentTwoForms,
-                Variant::FormControls,
-                Variant::BaseRelative,
-                Variant::TemplateForms,
-            ],
-            "each edits the page's HTML as text that expects refcore's own markup",
+            &[Variant::Markup, Variant::BaseRelative],
+            "both choose how a form's action is written: markup absolute on the public URL, \
+             base-relative relative to a `<base>`",
         ),
         (
             &[Variant::Markup, Variant::LogoutPage],
@@ -297,15 +292,45 @@ mod catalogue {
         })
     }
 
-    /// The active variants, innermost layer first: catalogue order, then
-    /// [`OUTERMOST`].
+    /// The page variants that rewrite forms and words, layered in this
+    /// order (innermost first) after every other variant but
+    /// [`OUTERMOST`], so that each finds what it rewrites (they compose:
+    /// `docs/faults.md`, "Variants together"). `markup` is not among them:
+    /// it is the innermost layer of all (first in [`ALL`]), so it restyles
+    /// refcore's own page and the others rewrite its output, which they read
+    /// by what a browser reads (an action's path, not its spelling).
+    const PAGE_ORDER: [Variant; 6] = [
+        // Splits refcore's consent form by its two buttons, before any
+        // other variant rewrites the buttons or moves them out.
+        Variant::ConsentTwoForms,
+        // Adds controls inside each form and merges the two decision forms
+        // (found by their actions): before the forms are copied or emptied.
+        Variant::FormControls,
+        // Copies each form with its controls, before they are moved out.
+        Variant::TemplateForms,
+        // Writes relative every action and `formaction`, form-controls' too.
+        Variant::BaseRelative,
+        // Moves every control out of its form: after all that add or read
+        // them.
+        Variant::FormOwner,
+        // Last: splits every word a person reads, other variants' words too.
+        Variant::InlineMarkup,
+    ];
+
+    /// The active variants, innermost layer first (see [`layered_of`]).
     pub fn layered() -> Vec<Variant> {
-        let active = ACTIVE.get().map(Vec::as_slice).unwrap_or_default();
+        layered_of(ACTIVE.get().map(Vec::as_slice).unwrap_or_default())
+    }
+
+    /// `active` in layering order, innermost first: catalogue order, then
+    /// [`PAGE_ORDER`], then [`OUTERMOST`].
+    pub fn layered_of(active: &[Variant]) -> Vec<Variant> {
         let mut order: Vec<Variant> = ALL
             .iter()
             .map(|(v, _)| *v)
-            .filter(|v| active.contains(v) && !OUTERMOST.contains(v))
+            .filter(|v| active.contains(v) && !OUTERMOST.contains(v) && !PAGE_ORDER.contains(v))
             .collect();
+        order.extend(PAGE_ORDER.iter().filter(|v| active.contains(v)));
         order.extend(OUTERMOST.iter().filter(|v| active.contains(v)));
         order
     }
@@ -405,8 +430,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("markup and base-relative") && err.contains("expects refcore's own"),
+            err.contains("markup and base-relative") && err.contains("form's action"),
             "{err}"
+        );
+        // The page variants of #25 compose with each other and with markup.
+        assert!(
+            parse_list(
+                "markup,inline-markup,form-owner,consent-two-forms,form-controls,template-forms"
+            )
+            .is_ok()
         );
         assert!(parse_list("link-style,no-extensions").is_err());
         assert!(parse_list("markup,nope").is_err());

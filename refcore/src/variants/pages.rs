@@ -3,7 +3,13 @@
 //! `<form>`, the consent decision as two forms, and more form controls than
 //! refcore writes. Plain text edits of refcore's HTML, safe for the reason
 //! `markup` is: every user-supplied text is escaped, so a literal `<` or `"`
-//! is always refcore's markup.
+//! is always refcore's markup (or another variant's).
+//!
+//! They compose, with each other and with `markup`: each is layered where
+//! it finds what it rewrites (`catalogue::PAGE_ORDER`), and a form is found
+//! by what a browser reads of it (its action's path, however written), not
+//! by refcore's classes or spelling. `together` asserts every one's change
+//! in every group the self-test forms.
 
 /// Elements whose content is not text a person reads as words, or whose
 /// content the parser does not read as markup: left exactly as they are.
@@ -103,7 +109,9 @@ fn split_words(text: &str) -> String {
     out
 }
 
-fn split_word(word: &str) -> String {
+/// One word with inline markup inside it (`inline-markup`); a word of one
+/// character, or holding an entity, as it is.
+pub(super) fn split_word(word: &str) -> String {
     let chars: Vec<char> = word.chars().collect();
     if chars.len() < 2 || word.contains('&') {
         return word.to_string();
@@ -128,27 +136,67 @@ fn split_word(word: &str) -> String {
     )
 }
 
+/// Where one `<form …>…</form>` stands in a page: its start, the end of
+/// its open tag, the start of its `</form>` and its end. refcore's forms do
+/// not nest.
+struct FormSpan {
+    start: usize,
+    open_end: usize,
+    close: usize,
+    end: usize,
+}
+
+/// Every form of `html`, in order.
+fn form_spans(html: &str) -> Vec<FormSpan> {
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while let Some(start) = html[from..].find("<form").map(|i| from + i) {
+        let Some(open_end) = html[start..].find('>').map(|i| start + i + 1) else {
+            break;
+        };
+        let Some(close) = html[start..].find("</form>").map(|i| start + i) else {
+            break;
+        };
+        let end = close + "</form>".len();
+        spans.push(FormSpan {
+            start,
+            open_end,
+            close,
+            end,
+        });
+        from = end;
+    }
+    spans
+}
+
+/// The value of a form's `action` as written in its open tag (escaped),
+/// whatever the markup around it: a path, absolute on the public URL, or
+/// relative to a `<base>`.
+fn action(open: &str) -> Option<&str> {
+    let at = open.find(" action=\"")? + " action=\"".len();
+    let len = open[at..].find('"')?;
+    Some(&open[at..at + len])
+}
+
+/// Whether an action names refcore's `path` (written `/a/b`), however the
+/// page writes it: `/a/b`, `http://host/a/b` or `a/b` against a `<base>`.
+fn action_is(action: &str, path: &str) -> bool {
+    action == path || action == &path[1..] || action.ends_with(path)
+}
+
 /// Each `<form …>…</form>` of `html`, in order, replaced by `f(index, open
-/// tag, inner HTML)`. refcore's forms do not nest.
+/// tag, inner HTML)`.
 fn each_form(html: &str, mut f: impl FnMut(usize, &str, &str) -> String) -> String {
     let mut out = String::with_capacity(html.len() + 512);
-    let mut rest = html;
-    let mut index = 0;
-    while let Some(start) = rest.find("<form") {
-        let Some(open_len) = rest[start..].find('>').map(|i| i + 1) else {
-            break;
-        };
-        let Some(close) = rest[start..].find("</form>") else {
-            break;
-        };
-        out.push_str(&rest[..start]);
-        let open = &rest[start..start + open_len];
-        let inner = &rest[start + open_len..start + close];
+    let mut done = 0;
+    for (index, span) in form_spans(html).iter().enumerate() {
+        out.push_str(&html[done..span.start]);
+        let open = &html[span.start..span.open_end];
+        let inner = &html[span.open_end..span.close];
         out.push_str(&f(index, open, inner));
-        index += 1;
-        rest = &rest[start + close + "</form>".len()..];
+        done = span.end;
     }
-    out.push_str(rest);
+    out.push_str(&html[done..]);
     out
 }
 
@@ -180,7 +228,8 @@ pub fn consent_two_forms(html: &str) -> String {
         "<button type=\"submit\" name=\"granted\" value=\"true\">Authorize</button>\n";
     const DENY: &str = "<button type=\"submit\" name=\"granted\" value=\"false\">Deny</button>\n";
     each_form(html, |_, open, inner| {
-        if !open.contains("action=\"/login/oauth/grant\"") || !inner.contains(ALLOW) {
+        let consent = action(open).is_some_and(|a| action_is(a, crate::web::oauth::GRANT_PATH));
+        if !consent || !inner.contains(ALLOW) {
             return format!("{open}{inner}</form>");
         }
         let fields = inner.replace(ALLOW, "").replace(DENY, "");
@@ -241,35 +290,32 @@ pub fn form_controls(html: &str) -> String {
 }
 
 /// The grant page's approve and withdraw forms as one form whose Withdraw
-/// button carries `formaction` (they post the same fields).
+/// button carries `formaction` (they post the same fields). The two are
+/// found by the paths their actions end with, so whatever classes or
+/// action spelling another variant gave them.
 fn merge_decisions(html: &str) -> String {
-    let withdraw_open = "<form method=\"post\" action=\"";
-    let Some(w) = html.find("class=\"grant-withdraw\">") else {
+    let spans = form_spans(html);
+    let find = |suffix: &str| {
+        spans
+            .iter()
+            .find(|s| action(&html[s.start..s.open_end]).is_some_and(|a| a.ends_with(suffix)))
+    };
+    let (Some(approve), Some(withdraw)) = (find("/approve"), find("/withdraw")) else {
         return html.to_string();
     };
-    if !html.contains("class=\"grant-approve\">") {
+    let Some(target) = action(&html[withdraw.start..withdraw.open_end]) else {
+        return html.to_string();
+    };
+    if withdraw.start < approve.end {
         return html.to_string();
     }
-    let Some(form_start) = html[..w].rfind(withdraw_open) else {
-        return html.to_string();
-    };
-    let action_start = form_start + withdraw_open.len();
-    let Some(action_len) = html[action_start..].find('"') else {
-        return html.to_string();
-    };
-    let action = &html[action_start..action_start + action_len];
-    let Some(form_len) = html[form_start..].find("</form>\n") else {
-        return html.to_string();
-    };
-    let mut out = html.to_string();
-    let button =
-        format!("<button type=\"submit\" formaction=\"{action}\">Withdraw</button></form>\n");
-    out.replace_range(form_start..form_start + form_len + "</form>\n".len(), "");
-    let approve = out.find("class=\"grant-approve\">").unwrap_or(0);
-    if let Some(end) = out[approve..].find("</form>\n") {
-        out.replace_range(approve + end..approve + end + "</form>\n".len(), &button);
-    }
-    out
+    let after = withdraw.end + usize::from(html[withdraw.end..].starts_with('\n'));
+    format!(
+        "{}<button type=\"submit\" formaction=\"{target}\">Withdraw</button>{}{}",
+        &html[..approve.close],
+        &html[approve.close..withdraw.start],
+        &html[after..]
+    )
 }
 
 #[cfg(test)]

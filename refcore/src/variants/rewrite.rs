@@ -126,17 +126,6 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
                 headers.append(SET_COOKIE, HeaderValue::from_static(CLEARED_COOKIE));
             }
         }
-        Variant::LogoutPage if !is_api => {
-            return map_body(response, "text/html", flow::logout_link).await;
-        }
-        Variant::StaleWording if status == StatusCode::CONFLICT => {
-            return map_body(response, "text/html", |html| {
-                Some(markup::reword_error_page(html, &|_| {
-                    flow::STALE_WORDS.to_string()
-                }))
-            })
-            .await;
-        }
         Variant::LinkExtra => {
             if let Some(v) = response.headers().get(LINK).and_then(|v| v.to_str().ok()) {
                 let lines = link::extra(v, &self_url);
@@ -230,44 +219,73 @@ pub async fn rewrite(State(layer): State<Layer>, request: Request, next: Next) -
             })
             .await;
             return map_body(json, "text/html", |html| {
-                Some(markup::reword_error_page(html, &|original| {
-                    reworded(status, original, true)
-                }))
+                page(variant, status, html, &state.public_url, None)
             })
             .await;
         }
-        Variant::Markup if !is_api => {
+        _ if !is_api && EDITS_PAGES.contains(&variant) => {
             return map_body(response, "text/html", |html| {
-                Some(markup::restyle(
+                page(
+                    variant,
+                    status,
                     html,
                     &state.public_url,
                     session_csrf.as_deref(),
-                ))
+                )
             })
             .await;
-        }
-        Variant::InlineMarkup
-        | Variant::FormOwner
-        | Variant::ConsentTwoForms
-        | Variant::FormControls
-        | Variant::BaseRelative
-        | Variant::TemplateForms
-            if !is_api =>
-        {
-            let page = match variant {
-                Variant::TemplateForms => pages::template_forms,
-                Variant::InlineMarkup => pages::inline_markup,
-                Variant::FormOwner => pages::form_owner,
-                Variant::ConsentTwoForms => pages::consent_two_forms,
-                Variant::BaseRelative => pages::base_relative,
-                Variant::FormControls => pages::form_controls,
-                _ => return response,
-            };
-            return map_body(response, "text/html", |html| Some(page(html))).await;
         }
         _ => {}
     }
     response
+}
+
+/// The variants that edit pages (the HTML of answers), each in [`page`].
+pub(super) const EDITS_PAGES: [Variant; 10] = [
+    Variant::Markup,
+    Variant::RewordedErrors,
+    Variant::LogoutPage,
+    Variant::StaleWording,
+    Variant::InlineMarkup,
+    Variant::FormOwner,
+    Variant::ConsentTwoForms,
+    Variant::FormControls,
+    Variant::BaseRelative,
+    Variant::TemplateForms,
+];
+
+/// What `variant` makes of a page's `html` (an answer with `status`;
+/// `csrf` the signed-in session's `_csrf`, for markup's logout form), or
+/// `None` when it leaves that page as it is. Every variant that edits pages
+/// does it here and nowhere else, so a test composes them exactly as the
+/// layers do.
+pub fn page(
+    variant: Variant,
+    status: StatusCode,
+    html: &str,
+    public_url: &str,
+    csrf: Option<&str>,
+) -> Option<String> {
+    let error = status.is_client_error() || status.is_server_error();
+    match variant {
+        Variant::Markup => Some(markup::restyle(html, public_url, csrf)),
+        Variant::RewordedErrors if error => Some(markup::reword_error_page(html, &|original| {
+            reworded(status, original, true)
+        })),
+        Variant::StaleWording if status == StatusCode::CONFLICT => {
+            Some(markup::reword_error_page(html, &|_| {
+                flow::STALE_WORDS.to_string()
+            }))
+        }
+        Variant::LogoutPage => flow::logout_link(html),
+        Variant::InlineMarkup => Some(pages::inline_markup(html)),
+        Variant::FormOwner => Some(pages::form_owner(html)),
+        Variant::ConsentTwoForms => Some(pages::consent_two_forms(html)),
+        Variant::FormControls => Some(pages::form_controls(html)),
+        Variant::BaseRelative => Some(pages::base_relative(html)),
+        Variant::TemplateForms => Some(pages::template_forms(html)),
+        _ => None,
+    }
 }
 
 /// The `page` a list request asked for (1 when it names none).

@@ -178,28 +178,24 @@ fn decision_form(action: &str, class: &str, label: &str, csrf: &str, grant: &Gra
     )
 }
 
-/// `GET /{owner}/{repo}/agent-work-grants/{id}`.
-pub async fn grants_show_page(
-    State(state): State<AppState>,
-    session: Session,
-    WebPath((owner, repo, id)): WebPath<(String, String, String)>,
-) -> Result<Response, PageError> {
-    let user = match session.user_or_login() {
-        Ok(u) => u,
-        Err(redirect) => return Ok(redirect.into_response()),
-    };
-    let repo = Edge::grant_page_repo(&state.db, user, &owner, &repo).await?;
-    let (grant, receipts) = human::show(&state.db, &repo, path_id(&id)?).await?;
-    let url = format!("{}/{}", base(&repo), grant.id);
-    let csrf = session.csrf(&state);
+/// The body of a grant's page: its members, task and summary, its
+/// repository grant, the decisions still open to it (each a form posting
+/// `_csrf` and `state_revision`) and its receipts.
+pub(crate) fn show_body(
+    repo: &RepoRow,
+    grant: &Grant,
+    receipts: &[Submission],
+    csrf: &str,
+) -> String {
+    let url = format!("{}/{}", base(repo), grant.id);
     let mut forms = String::new();
     if grant.state == GrantState::AwaitingHuman {
         forms.push_str(&decision_form(
             &format!("{url}/approve"),
             "grant-approve",
             "Approve",
-            &csrf,
-            &grant,
+            csrf,
+            grant,
         ));
     }
     if grant.state != GrantState::Revoked {
@@ -207,12 +203,12 @@ pub async fn grants_show_page(
             &format!("{url}/withdraw"),
             "grant-withdraw",
             "Withdraw",
-            &csrf,
-            &grant,
+            csrf,
+            grant,
         ));
     }
     let optional = |v: &Option<String>| escape(v.as_deref().unwrap_or("-"));
-    let body = format!(
+    format!(
         "<h1>Agent work grant <span class=\"grant-id\">#{}</span></h1>\n<dl class=\"grant\">\n\
          <dt>Repository</dt><dd class=\"grant-repository\">{}</dd>\n\
          <dt>State</dt><dd class=\"grant-state\">{}</dd>\n\
@@ -247,9 +243,24 @@ pub async fn grants_show_page(
         optional(&grant.revoked_at),
         pre("grant-task", &grant.task),
         pre("grant-summary", &grant.summary),
-        envelope_section(&grant),
-        receipts_table(&receipts)
-    );
+        envelope_section(grant),
+        receipts_table(receipts)
+    )
+}
+
+/// `GET /{owner}/{repo}/agent-work-grants/{id}`.
+pub async fn grants_show_page(
+    State(state): State<AppState>,
+    session: Session,
+    WebPath((owner, repo, id)): WebPath<(String, String, String)>,
+) -> Result<Response, PageError> {
+    let user = match session.user_or_login() {
+        Ok(u) => u,
+        Err(redirect) => return Ok(redirect.into_response()),
+    };
+    let repo = Edge::grant_page_repo(&state.db, user, &owner, &repo).await?;
+    let (grant, receipts) = human::show(&state.db, &repo, path_id(&id)?).await?;
+    let body = show_body(&repo, &grant, &receipts, &session.csrf(&state));
     Ok(html::page(
         &format!("Agent work grant #{}", grant.id),
         Some(&user.login),

@@ -20,7 +20,12 @@ pub fn csrf_header(headers: &HeaderMap) -> Option<&str> {
     headers.get("x-csrf-token").and_then(|v| v.to_str().ok())
 }
 
-fn login_form(csrf: &str, message: Option<&str>, redirect_to: Option<&str>) -> String {
+/// The notice of a failed login.
+pub(crate) const LOGIN_FAILED: &str =
+    "Username or password is incorrect, or this account cannot sign in.";
+
+/// The login page's body: the notice of a failed attempt, if any, and the form.
+pub(crate) fn login_form(csrf: &str, message: Option<&str>, redirect_to: Option<&str>) -> String {
     let message = message
         .map(|m| format!("<p class=\"flash-error\">{}</p>", escape(m)))
         .unwrap_or_default();
@@ -109,11 +114,7 @@ pub async fn login_submit(
         .and_then(|u| u.password_hash.clone());
     let verified = secrets::verify_password(password.to_string(), stored).await;
     let Some(user) = user.filter(|_| verified) else {
-        let body = login_form(
-            &session.csrf(&state),
-            Some("Username or password is incorrect, or this account cannot sign in."),
-            redirect_to,
-        );
+        let body = login_form(&session.csrf(&state), Some(LOGIN_FAILED), redirect_to);
         return Ok((StatusCode::UNAUTHORIZED, html::page("Sign in", None, &body)).into_response());
     };
     if let Some(old) = &session.id {
@@ -153,6 +154,16 @@ pub async fn logout_submit(
         .into_response())
 }
 
+/// The home page's body for a signed-in person: who, and the logout form.
+pub(crate) fn home_body(login: &str, csrf: &str) -> String {
+    format!(
+        "<h1>refcore</h1>\n<p>Signed in as <span class=\"home-user\">{}</span>.</p>\n\
+         <form method=\"post\" action=\"/user/logout\" class=\"logout\">{}<button type=\"submit\">Sign out</button></form>",
+        escape(login),
+        hidden("_csrf", csrf)
+    )
+}
+
 /// `GET /`: who is signed in, and the sign-out form.
 pub async fn home_show(
     State(state): State<AppState>,
@@ -162,12 +173,7 @@ pub async fn home_show(
         let body = "<h1>refcore</h1><p><a href=\"/user/login\">Sign in</a></p>";
         return Ok(html::page("Home", None, body).into_response());
     };
-    let body = format!(
-        "<h1>refcore</h1>\n<p>Signed in as <span class=\"home-user\">{}</span>.</p>\n\
-         <form method=\"post\" action=\"/user/logout\" class=\"logout\">{}<button type=\"submit\">Sign out</button></form>",
-        escape(&user.login),
-        hidden("_csrf", &session.csrf(&state))
-    );
+    let body = home_body(&user.login, &session.csrf(&state));
     Ok(html::page("Home", Some(&user.login), &body).into_response())
 }
 

@@ -73,7 +73,7 @@ pub async fn authorize_show(
 
 /// The consent page's content: who asks, for whom, for what, and one form
 /// with the request and the two answers.
-fn consent_form(authz: &Authorization, login: &str, csrf: &str) -> String {
+pub(crate) fn consent_form(authz: &Authorization, login: &str, csrf: &str) -> String {
     let request = &authz.request;
     let scopes: String = request
         .scopes
