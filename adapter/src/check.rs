@@ -9,9 +9,7 @@
 use serde_json::Value;
 
 use crate::edges::{Edge, Edges};
-
-/// Why a body was refused (a short phrase for the tool error message).
-pub type Reason = String;
+pub use crate::model::Reason;
 
 /// What the caller asked for, to compare the answer against.
 #[derive(Debug, Clone, Copy)]

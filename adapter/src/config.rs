@@ -5,13 +5,14 @@
 //! Credentials come only from the environment so that they never show up in
 //! a process listing.
 
-use std::{fmt, net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, time::Duration};
 
 use clap::{Parser, ValueEnum};
 use url::Url;
 
 use crate::edges::{Edge, Edges};
 use crate::error::ConfigError;
+pub use crate::model::Credential;
 
 /// Which MCP transport to serve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -63,29 +64,6 @@ pub struct Cli {
     #[arg(long, env = "AWG_CONSENT_TIMEOUT_SECS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub consent_timeout_secs: u64,
-}
-
-/// A credential for the Core. `Debug` never prints the secret.
-#[derive(Clone, PartialEq, Eq)]
-pub enum Credential {
-    /// Sent as `Authorization: token T`.
-    Token(String),
-    /// Sent as HTTP Basic.
-    Basic {
-        /// Login name.
-        user: String,
-        /// Password or token used as password.
-        password: String,
-    },
-}
-
-impl fmt::Debug for Credential {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Credential::Token(_) => f.write_str("Token(<redacted>)"),
-            Credential::Basic { .. } => f.write_str("Basic(<redacted>)"),
-        }
-    }
 }
 
 /// The Core's origin: scheme, host and port, nothing else.

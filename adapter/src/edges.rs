@@ -2,8 +2,11 @@
 //! contract (docs/spec.md §6; consent mode §9). The adapter asks [`Edge`] at the edge
 //! instead of deciding inline, so a faults build can bend exactly that
 //! point (`crate::faults::edges`) while the rest reads as the contract only.
-//! A default mostly states the contract's value, or calls the rule where it
-//! lives; like a `fault!` test, an edge is no mutant target itself.
+//! A default mostly states the contract's value, or returns the answer its
+//! rule computed where it lives, which the caller passes in; like a `fault!`
+//! test, an edge is no mutant target itself. An edge takes plain values and
+//! the types of `model` and `consent::model` only, so this module names none
+//! of the rules that ask it, and no import leads back here in a circle.
 
 use std::collections::{HashMap, HashSet};
 
@@ -12,16 +15,9 @@ use rmcp::model::{CallToolResult, JsonObject, ProtocolVersion, Tool};
 use rmcp::service::ElicitationMode;
 use serde_json::Value;
 
-use crate::check::{self, Expect, Reason};
-use crate::config::{ConsentConfig, Credential};
-use crate::consent::exchange;
-use crate::consent::pkce;
-use crate::consent::store::{Authorization, Claim, Inner, Pending, Token};
+use crate::consent::model::{self as consent, Authorization, Claim, Inner, Pending, Token};
 use crate::error::{ErrorCode, ToolError};
-use crate::http::{self, Guard};
-use crate::tools::{CredentialProblem, grants};
-use crate::upstream::{self, Op};
-use crate::{pagination, validate};
+use crate::model::{self, Credential, CredentialProblem, Op, Reason};
 
 /// The edges this build answers with: [`Honest`], or a faults build's.
 pub(crate) use crate::faults::AdapterEdges as Edge;
@@ -62,19 +58,20 @@ pub(crate) trait Edges {
         name.eq_ignore_ascii_case("localhost")
     }
 
-    /// Whether a request with this `Origin` is refused 403: unless allowed (§6).
-    fn refuses_origin(guard: &Guard, origin: &str) -> bool {
-        !http::origin_allowed(guard, origin)
+    /// Whether a request with this `origin` is refused 403: unless
+    /// `allowed` (`http::origin_allowed`) (§6).
+    fn refuses_origin(_origin: &str, allowed: bool) -> bool {
+        !allowed
     }
 
     /// Whether a declared `Content-Length` is refused 413: over 1 MiB (§6).
     fn refuses_declared_body(declared: u64) -> bool {
-        declared > http::MAX_REQUEST_BODY as u64
+        declared > model::MAX_REQUEST_BODY as u64
     }
 
     /// The most the MCP transport reads of one request body: 1 MiB (§6).
     fn transport_body_limit() -> usize {
-        http::MAX_REQUEST_BODY
+        model::MAX_REQUEST_BODY
     }
 
     /// Whether an input the tool does not name is refused: always, whatever
@@ -83,9 +80,10 @@ pub(crate) trait Edges {
         true
     }
 
-    /// Whether `owner` or `repo` is one path segment (§6).
-    fn is_segment(text: &str) -> bool {
-        validate::is_segment(text)
+    /// Whether `owner` or `repo` is one path segment (§6): as `segment`
+    /// (`validate::is_segment`) says.
+    fn is_segment(_text: &str, segment: bool) -> bool {
+        segment
     }
 
     /// Whether `proposal_version` is a JSON integer, not `1.0` (§6).
@@ -106,29 +104,26 @@ pub(crate) trait Edges {
     }
 
     /// How `confirm_agent_work_grant`'s unclear outcome is reported: as the
-    /// write it is, `delivery_uncertain` (§6).
-    fn confirm_op() -> Op {
-        Op::Write(grants::CONFIRM_ADVICE)
+    /// write it is, `delivery_uncertain` with its read-back `advice` (§6).
+    fn confirm_op(advice: &'static str) -> Op {
+        Op::Write(advice)
     }
 
-    /// Whether a read grant is the requested one, in the requested
-    /// repository (§6 consistency).
+    /// Whether a read grant `body` is the requested one (`grant_id`), in the
+    /// requested repository (§6 consistency): as `verdict`
+    /// (`check::grant_is`) says.
     fn read_grant_consistent(
-        body: &Value,
-        expect: Expect<'_>,
-        grant_id: i64,
+        _body: &Value,
+        _grant_id: i64,
+        verdict: Result<(), Reason>,
     ) -> Result<(), Reason> {
-        check::grant_is(body, expect, grant_id)
+        verdict
     }
 
-    /// Whether a receipt is bound to the requested grant and key (§6).
-    fn receipt_consistent(
-        body: &Value,
-        expect: Expect<'_>,
-        grant_id: i64,
-        request_key: &str,
-    ) -> Result<(), Reason> {
-        check::receipt(body, expect, grant_id, request_key)
+    /// Whether a receipt is bound to the requested grant and key (§6): as
+    /// `verdict` (`check::receipt`) says.
+    fn receipt_consistent(verdict: Result<(), Reason>) -> Result<(), Reason> {
+        verdict
     }
 
     /// The least integer a native id in an answer may be: 1 (§6 consistency).
@@ -146,9 +141,10 @@ pub(crate) trait Edges {
         has_more
     }
 
-    /// `Link` split on `sep` outside `<…>` and quoted strings (RFC 8288 §3).
-    fn split_link(text: &str, sep: char) -> Vec<&str> {
-        pagination::split_outside(text, sep)
+    /// `Link` split on `sep` outside `<…>` and quoted strings (RFC 8288 §3):
+    /// `split` (`pagination::split_outside`).
+    fn split_link<'a>(_text: &'a str, _sep: char, split: Vec<&'a str>) -> Vec<&'a str> {
+        split
     }
 
     /// Whether a `Link` parameter is `rel`: case-insensitively (RFC 8288 §3).
@@ -161,9 +157,10 @@ pub(crate) trait Edges {
         reqwest::redirect::Policy::none()
     }
 
-    /// A path segment as sent: percent-encoded, so it stays one (§6).
-    fn encode_segment(segment: &str) -> String {
-        upstream::encode_segment(segment)
+    /// A path segment as sent: percent-encoded, so it stays one (§6):
+    /// `encoded` (`upstream::encode_segment`).
+    fn encode_segment(_segment: &str, encoded: String) -> String {
+        encoded
     }
 
     /// The Basic password sent: whole, colons and all (RFC 7617).
@@ -190,7 +187,7 @@ pub(crate) trait Edges {
 
     /// The most of a Core's answer the adapter reads (§6: text passes whole).
     fn answer_limit() -> usize {
-        upstream::MAX_BODY_BYTES
+        model::MAX_BODY_BYTES
     }
 
     /// Whether the adapter knows an MCP session id: as rmcp's session
@@ -205,16 +202,11 @@ pub(crate) trait Edges {
         modes.contains(&ElicitationMode::Url)
     }
 
-    /// A state's own authorize parameters: a fresh PKCE verifier with its
-    /// S256 challenge, and the configured redirect URI (§9).
-    fn authorization(config: &ConsentConfig, _host: Option<&str>) -> Authorization {
-        let verifier = pkce::random_secret();
-        Authorization {
-            challenge: pkce::s256(&verifier),
-            method: "S256",
-            verifier,
-            redirect_uri: config.redirect_uri(),
-        }
+    /// A state's own authorize parameters: `fresh`, a fresh PKCE verifier
+    /// with its S256 challenge, and the configured redirect URI (§9).
+    /// (`host` is the MCP request's `Host`.)
+    fn authorization(fresh: Authorization, _host: Option<&str>) -> Authorization {
+        fresh
     }
 
     /// Whether a state counts against a session's cap: only if it is the
@@ -245,7 +237,7 @@ pub(crate) trait Edges {
 
     /// The most of a token answer read: 64 KiB.
     fn token_answer_limit() -> usize {
-        exchange::MAX_BODY_BYTES
+        consent::MAX_BODY_BYTES
     }
 
     /// Whether a token answer's `token_type` is `bearer`: case-insensitively

@@ -20,6 +20,7 @@ use axum::{
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+pub use crate::model::MAX_REQUEST_BODY;
 use crate::{
     config::{has_loopback_host, is_loopback_name, normalize_origin},
     consent::{CALLBACK_PATH, Sessions, callback::oauth_callback},
@@ -27,9 +28,6 @@ use crate::{
     error::ConfigError,
     server::AdapterServer,
 };
-
-/// Largest MCP request body accepted over HTTP.
-pub const MAX_REQUEST_BODY: usize = 1024 * 1024;
 
 /// What the guard middleware lets through.
 #[derive(Debug, Clone)]
@@ -98,8 +96,11 @@ async fn check_request(State(guard): State<Arc<Guard>>, request: Request, next: 
         tracing::warn!("refused a request whose Host is not a loopback name");
         return refuse(StatusCode::FORBIDDEN, "Forbidden: Host is not allowed");
     }
-    if let Some(origin) = request.headers().get(header::ORIGIN)
-        && Edge::refuses_origin(&guard, origin.to_str().unwrap_or(""))
+    if let Some(origin) = request
+        .headers()
+        .get(header::ORIGIN)
+        .map(|o| o.to_str().unwrap_or(""))
+        && Edge::refuses_origin(origin, origin_allowed(&guard, origin))
     {
         tracing::warn!("refused a request from a disallowed Origin");
         return refuse(StatusCode::FORBIDDEN, "Forbidden: Origin is not allowed");

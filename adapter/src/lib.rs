@@ -14,6 +14,7 @@
 //! - [`consent`]: consent mode (spec §9): park, authorize URL, callback, token per session.
 //! - [`error`]: configuration errors and the bounded tool error.
 //! - `edges`: the points of those rules a fault may bend, each defaulting to the contract.
+//! - `model`: the credential, operation, refusal reason and bounds that the rules and `edges` share.
 //! - [`faults`]: the built-in faults of the harness's self-test (feature `faults`).
 
 pub mod check;
@@ -23,6 +24,7 @@ mod edges;
 pub mod error;
 pub mod faults;
 pub mod http;
+mod model;
 pub mod pagination;
 pub mod schema;
 pub mod server;

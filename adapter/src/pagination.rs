@@ -132,7 +132,7 @@ pub fn page_result(
 /// and escaped quotes, and only a link's first `rel` counts (§3.3).
 fn next_page(link: &str) -> Result<Option<i64>, Reason> {
     let mut next = None;
-    for element in Edge::split_link(link, ',') {
+    for element in Edge::split_link(link, ',', split_outside(link, ',')) {
         let element = element.trim();
         if element.is_empty() {
             continue;
@@ -141,7 +141,7 @@ fn next_page(link: &str) -> Result<Option<i64>, Reason> {
             .strip_prefix('<')
             .and_then(|rest| rest.split_once('>'))
             .ok_or("Link header is malformed")?;
-        let rel = Edge::split_link(params, ';')
+        let rel = Edge::split_link(params, ';', split_outside(params, ';'))
             .into_iter()
             .filter_map(|p| p.split_once('='))
             .find(|(name, _)| Edge::is_rel_name(name.trim()))

@@ -13,14 +13,12 @@ use reqwest::{Method, RequestBuilder, StatusCode, header};
 use serde_json::Value;
 use url::Url;
 
+pub use crate::model::Op;
 use crate::{
     config::{CoreOrigin, Credential},
     edges::{Edge, Edges},
     error::{ConfigError, ErrorCode, ToolError},
 };
-
-/// Upper bound on an upstream body the adapter will read (a whole grant list page fits easily).
-pub(crate) const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
 
 /// RFC 3986 unreserved bytes, left as they are in a path segment or a query
 /// value (consent mode's authorize URL); everything else is percent-encoded.
@@ -63,49 +61,6 @@ const NATIVE: &[(u16, ErrorCode, &str)] = &[
         "the Core refused a value as invalid (422)",
     ),
 ];
-
-/// What a call does, which decides how an unclear outcome is reported.
-#[derive(Debug, Clone, Copy)]
-pub enum Op {
-    /// A GET: an unclear outcome is `upstream_error`, a bad body `malformed_response`.
-    Read,
-    /// A POST: every unclear outcome is `delivery_uncertain` with this read-back advice.
-    Write(&'static str),
-}
-
-impl Op {
-    /// The failure for an outcome that is not a clean success or a native refusal.
-    pub fn unclear(self, status: Option<u16>, why: &str) -> ToolError {
-        match self {
-            Op::Read => ToolError::new(
-                ErrorCode::UpstreamError,
-                status,
-                format!("the Core read failed: {why}"),
-            ),
-            Op::Write(advice) => ToolError::new(
-                ErrorCode::DeliveryUncertain,
-                status,
-                format!(
-                    "delivery uncertain ({why}): the Core may or may not have applied it. {advice}"
-                ),
-            ),
-        }
-    }
-
-    /// The failure for a success status whose body is malformed or inconsistent.
-    pub fn bad_body(self, status: u16, why: &str) -> ToolError {
-        match self {
-            Op::Read => ToolError::new(
-                ErrorCode::MalformedResponse,
-                Some(status),
-                format!(
-                    "the Core answered with a malformed or inconsistent body ({why}); nothing is published"
-                ),
-            ),
-            Op::Write(_) => self.unclear(Some(status), &format!("inconsistent response: {why}")),
-        }
-    }
-}
 
 /// A successful upstream answer, already parsed as JSON.
 #[derive(Debug)]
@@ -165,7 +120,7 @@ impl Upstream {
                 "unvalidated path segment reached the upstream client"
             );
             path.push('/');
-            path.push_str(&Edge::encode_segment(segment));
+            path.push_str(&Edge::encode_segment(segment, encode_segment(segment)));
         }
         let mut url = self.origin.url().clone();
         url.set_path(&path);

@@ -87,7 +87,7 @@ impl<'a> Args<'a> {
     /// A required `owner` or `repo`: exactly one path segment.
     pub fn segment(&self, name: &str) -> Result<String, ToolError> {
         let text = string(name, self.required(name)?)?;
-        if !Edge::is_segment(text) {
+        if !Edge::is_segment(text, is_segment(text)) {
             return Err(ToolError::invalid(
                 name,
                 format!(

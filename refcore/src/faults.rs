@@ -42,7 +42,7 @@ mod auth;
 #[cfg(feature = "faults")]
 mod db;
 #[cfg(feature = "faults")]
-mod domain;
+pub(crate) mod domain;
 #[cfg(feature = "faults")]
 mod replay_cache;
 #[cfg(feature = "faults")]
@@ -73,20 +73,6 @@ pub(crate) type DbEdges = db::Bent;
 /// The edges storage answers with: honest (a default build).
 #[cfg(not(feature = "faults"))]
 pub(crate) type DbEdges = crate::db::edges::Honest;
-
-/// The edges the domain's rules answer with (`domain::edges`): honest in a
-/// default build; in a faults build bent by the active fault, if it is one
-/// of the domain's (`faults/domain.rs`).
-pub fn domain_edges() -> &'static dyn crate::domain::edges::Edges {
-    #[cfg(feature = "faults")]
-    {
-        &domain::Bent
-    }
-    #[cfg(not(feature = "faults"))]
-    {
-        &crate::domain::edges::Honest
-    }
-}
 
 /// Reads `raw` (the value of `CORE_FAULT`; empty counts as unset) once, at
 /// start. A faults build activates the named fault (unless it is active on

@@ -14,9 +14,6 @@ use crate::{
     upstream::{read_body, send_failure},
 };
 
-/// Largest token answer read.
-pub(crate) const MAX_BODY_BYTES: usize = 64 * 1024;
-
 /// A token from a successful exchange.
 pub struct Granted {
     /// The access token (never logged, never written anywhere).

@@ -6,6 +6,8 @@
 //! - [`pkce`]: random secrets and the S256 challenge.
 //! - [`store`]: the states (single use, expiring, bound to a session and a
 //!   verifier) and the per-session tokens, behind one lock.
+//! - `model`: the store's data and the token answer's bound, which the
+//!   edges (`crate::edges`) take too.
 //! - [`flow`]: what a tool call without a credential does — deliver the
 //!   authorize URL by URL-mode elicitation and park, or end `auth_required`.
 //! - [`callback`]: `GET /mcp/oauth/callback`, which spends a state and makes
@@ -16,6 +18,7 @@
 pub mod callback;
 pub mod exchange;
 pub mod flow;
+pub(crate) mod model;
 pub mod pkce;
 pub mod sessions;
 pub mod store;

@@ -7,7 +7,6 @@
 //! that session ends. Nothing in this file logs or formats a secret.
 
 use std::{
-    collections::{HashMap, HashSet},
     sync::{Arc, Mutex, MutexGuard},
     time::{Duration, Instant},
 };
@@ -15,6 +14,8 @@ use std::{
 use percent_encoding::utf8_percent_encode;
 use tokio::sync::oneshot;
 
+use super::model::{Authorization, Inner, Pending, Token};
+pub use super::model::{Claim, Outcome};
 use super::{SCOPE, pkce};
 use crate::{
     config::ConsentConfig,
@@ -25,81 +26,12 @@ use crate::{
 /// At most this many open states per session; minting more forgets the oldest.
 const MAX_STATES_PER_SESSION: usize = 8;
 
-/// How a parked call is woken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// The exchange succeeded and the token is kept for the session: run
-    /// with the session's token (the call reads it from the store, so it
-    /// can only ever run with a token that was actually stored).
-    Granted,
-    /// The person declined at the Core (`error=access_denied`).
-    Denied,
-    /// The callback was not usable or the exchange failed.
-    Failed,
-}
-
-/// One open state.
-pub(crate) struct Pending {
-    pub(crate) session: String,
-    pub(crate) verifier: String,
-    pub(crate) redirect_uri: String,
-    pub(crate) expires: Instant,
-    pub(crate) minted: Instant,
-    pub(crate) waiter: Option<oneshot::Sender<Outcome>>,
-}
-
 impl Pending {
     /// Whether this state has outlived the consent timeout at `now`: the one
     /// expiry rule, for spending a state and for clearing old ones.
     fn expired(&self, now: Instant) -> bool {
         Edge::state_expired(now >= self.expires)
     }
-}
-
-/// A session's consented token.
-#[derive(Clone)]
-pub(crate) struct Token {
-    secret: String,
-    expires: Option<Instant>,
-}
-
-/// The open states, the tokens and the live sessions.
-#[derive(Default)]
-pub(crate) struct Inner {
-    pub(crate) states: HashMap<String, Pending>,
-    pub(crate) tokens: HashMap<String, Token>,
-    /// MCP sessions created and not ended: only these mint states and keep tokens.
-    live: HashSet<String>,
-}
-
-impl Inner {
-    /// Keeps `token` for `session`; `false` when the session is not live.
-    pub(crate) fn keep(&mut self, session: &str, token: Token) -> bool {
-        if !self.live.contains(session) {
-            return false;
-        }
-        self.tokens.insert(session.to_owned(), token);
-        true
-    }
-
-    /// Forgets `session`: its token, its states, and the session itself.
-    pub(crate) fn forget(&mut self, session: &str) {
-        self.tokens.remove(session);
-        self.states.retain(|_, p| p.session != session);
-        self.live.remove(session);
-    }
-}
-
-/// A state's own authorize parameters.
-pub(crate) struct Authorization {
-    /// The PKCE verifier the token POST sends.
-    pub(crate) verifier: String,
-    /// `code_challenge_method`.
-    pub(crate) method: &'static str,
-    /// `code_challenge`.
-    pub(crate) challenge: String,
-    /// Where the Core sends the browser back.
-    pub(crate) redirect_uri: String,
 }
 
 /// A freshly minted state, as the tool call sees it.
@@ -110,18 +42,6 @@ pub struct Minted {
     pub url: String,
     /// Where a parked call waits, when it asked to park.
     pub waiter: Option<oneshot::Receiver<Outcome>>,
-}
-
-/// What a callback's state unlocked.
-pub struct Claim {
-    /// The session the state was bound to.
-    pub session: String,
-    /// That state's verifier.
-    pub verifier: String,
-    /// The redirect URI the authorize URL carried (the token POST repeats it).
-    pub redirect_uri: String,
-    /// The parked call, if one waits.
-    pub waiter: Option<oneshot::Sender<Outcome>>,
 }
 
 /// Consent mode's shared state: one per process, shared by all sessions.
@@ -238,12 +158,19 @@ impl Consent {
     /// The authorize URL for `state`, with the verifier and the redirect URI
     /// that its token POST repeats.
     fn authorize_url(&self, state: &str, host: Option<&str>) -> (String, String, String) {
+        let verifier = pkce::random_secret();
+        let fresh = Authorization {
+            challenge: pkce::s256(&verifier),
+            method: "S256",
+            verifier,
+            redirect_uri: self.config.redirect_uri(),
+        };
         let Authorization {
             verifier,
             method,
             challenge,
             redirect_uri,
-        } = Edge::authorization(&self.config, host);
+        } = Edge::authorization(fresh, host);
         let enc = |s: &str| utf8_percent_encode(s, UNRESERVED).to_string();
         let url = format!(
             "{core}login/oauth/authorize?response_type=code&client_id={client}&redirect_uri={redirect}&state={state}&code_challenge={challenge}&code_challenge_method={method}&scope={scope}",

@@ -10,14 +10,13 @@ use rmcp::model::{CallToolResult, JsonObject, ProtocolVersion, Tool};
 use rmcp::service::ElicitationMode;
 use serde_json::Value;
 
-use crate::check::{self, Expect, Reason};
-use crate::config::{ConsentConfig, Credential};
+use crate::check::{self, Reason};
+use crate::config::Credential;
 use crate::consent::CALLBACK_PATH;
+use crate::consent::model::{Authorization, Claim, Inner, Outcome, Pending, Token};
 use crate::consent::pkce;
-use crate::consent::store::{Authorization, Claim, Inner, Outcome, Pending, Token};
 use crate::edges::{Edges, Honest};
 use crate::error::{ErrorCode, ToolError};
-use crate::http::Guard;
 use crate::tools::{CredentialProblem, grants, submissions};
 use crate::upstream::{self, Op};
 
@@ -93,8 +92,8 @@ impl Edges for Bent {
     }
 
     /// `adapter-ignores-origin`.
-    fn refuses_origin(guard: &Guard, origin: &str) -> bool {
-        !fault!(AdapterIgnoresOrigin) && Honest::refuses_origin(guard, origin)
+    fn refuses_origin(origin: &str, allowed: bool) -> bool {
+        !fault!(AdapterIgnoresOrigin) && Honest::refuses_origin(origin, allowed)
     }
 
     /// `adapter-no-body-limit`: no declared length is refused...
@@ -129,7 +128,7 @@ impl Edges for Bent {
     /// `adapter-dot-segment-accepted`: `.` too; `adapter-segment-max-99`:
     /// not 100 characters; `adapter-segments-unescaped`: any characters but
     /// `/` (sent unescaped, see [`Bent::encode_segment`]).
-    fn is_segment(text: &str) -> bool {
+    fn is_segment(text: &str, segment: bool) -> bool {
         if fault!(AdapterDotSegmentAccepted) && text == "." {
             return true;
         }
@@ -141,7 +140,7 @@ impl Edges for Bent {
                 && (1..=100).contains(&text.len())
                 && !text.contains('/');
         }
-        Honest::is_segment(text)
+        Honest::is_segment(text, segment)
     }
 
     /// `adapter-version-float-accepted`: `1.0` too.
@@ -173,18 +172,18 @@ impl Edges for Bent {
     }
 
     /// `adapter-lost-confirm-is-read-error`: reported as a failed read.
-    fn confirm_op() -> Op {
+    fn confirm_op(advice: &'static str) -> Op {
         if fault!(AdapterLostConfirmIsReadError) {
             return Op::Read;
         }
-        Honest::confirm_op()
+        Honest::confirm_op(advice)
     }
 
     /// `adapter-get-grant-repo-unchecked`: only the grant's id is compared.
     fn read_grant_consistent(
         body: &Value,
-        expect: Expect<'_>,
         grant_id: i64,
+        verdict: Result<(), Reason>,
     ) -> Result<(), Reason> {
         if fault!(AdapterGetGrantRepoUnchecked) {
             return check::grant(body, None).and_then(|id| match id == grant_id {
@@ -192,20 +191,15 @@ impl Edges for Bent {
                 false => Err("grant id differs from the requested one".into()),
             });
         }
-        Honest::read_grant_consistent(body, expect, grant_id)
+        Honest::read_grant_consistent(body, grant_id, verdict)
     }
 
     /// `adapter-publishes-inconsistent-receipt`: any receipt.
-    fn receipt_consistent(
-        body: &Value,
-        expect: Expect<'_>,
-        grant_id: i64,
-        request_key: &str,
-    ) -> Result<(), Reason> {
+    fn receipt_consistent(verdict: Result<(), Reason>) -> Result<(), Reason> {
         if fault!(AdapterPublishesInconsistentReceipt) {
             return Ok(());
         }
-        Honest::receipt_consistent(body, expect, grant_id, request_key)
+        Honest::receipt_consistent(verdict)
     }
 
     /// `adapter-accepts-non-positive-integers`.
@@ -238,11 +232,11 @@ impl Edges for Bent {
     }
 
     /// `adapter-link-ignores-quotes`: split on every `sep`.
-    fn split_link(text: &str, sep: char) -> Vec<&str> {
+    fn split_link<'a>(text: &'a str, sep: char, split: Vec<&'a str>) -> Vec<&'a str> {
         if fault!(AdapterLinkIgnoresQuotes) {
             return text.split(sep).collect();
         }
-        Honest::split_link(text, sep)
+        Honest::split_link(text, sep, split)
     }
 
     /// `adapter-link-rel-name-case-sensitive`: `rel` exactly.
@@ -262,11 +256,11 @@ impl Edges for Bent {
     }
 
     /// `adapter-segments-unescaped`: as given.
-    fn encode_segment(segment: &str) -> String {
+    fn encode_segment(segment: &str, encoded: String) -> String {
         if fault!(AdapterSegmentsUnescaped) {
             return segment.to_owned();
         }
-        Honest::encode_segment(segment)
+        Honest::encode_segment(segment, encoded)
     }
 
     /// `adapter-basic-password-cut-at-colon`.
@@ -294,7 +288,7 @@ impl Edges for Bent {
     ) -> ToolError {
         if fault!(AdapterEchoesUpstreamBody) {
             // Even a faulty adapter reads no more than its limit.
-            let body = upstream::read_body(response, upstream::MAX_BODY_BYTES)
+            let body = upstream::read_body(response, crate::model::MAX_BODY_BYTES)
                 .await
                 .unwrap_or_default();
             let text = String::from_utf8_lossy(&body);
@@ -325,8 +319,8 @@ impl Edges for Bent {
     /// `consent-plain-challenge`: the verifier as its own challenge;
     /// `consent-redirect-from-host`: the redirect URI from the MCP
     /// request's `Host`.
-    fn authorization(config: &ConsentConfig, host: Option<&str>) -> Authorization {
-        let mut authorization = Honest::authorization(config, host);
+    fn authorization(fresh: Authorization, host: Option<&str>) -> Authorization {
+        let mut authorization = Honest::authorization(fresh, host);
         if fault!(ConsentSharedVerifier) {
             static SHARED: OnceLock<String> = OnceLock::new();
             authorization.verifier = SHARED.get_or_init(pkce::random_secret).clone();

@@ -114,7 +114,8 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
         owner: &owner,
         repo: &repo,
     };
-    Edge::read_grant_consistent(&reply.body, expect, grant_id)
+    let verdict = check::grant_is(&reply.body, expect, grant_id);
+    Edge::read_grant_consistent(&reply.body, grant_id, verdict)
         .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
     Ok(json!({"grant": reply.body, "native_status": reply.status}))
 }
@@ -130,7 +131,7 @@ pub async fn confirm(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, Tool
     let proposal = args.proposal()?;
     let credential = &ctx.credential().await?;
     let url = super::grant_url(ctx, &owner, &repo, grant_id, &["confirm"]);
-    let op = Edge::confirm_op();
+    let op = Edge::confirm_op(CONFIRM_ADVICE);
     let payload = Value::Object(proposal.to_body());
     let reply = ctx
         .upstream

@@ -10,6 +10,7 @@
 use rmcp::model::{CallToolResult, JsonObject, Tool};
 use serde_json::Value;
 
+pub use crate::model::CredentialProblem;
 use crate::{
     config::Credential,
     consent::ConsentCall,
@@ -31,15 +32,6 @@ pub struct Ctx {
     pub credential: Result<Credential, CredentialProblem>,
     /// Consent mode, for a call with no credential at all (spec §9).
     pub consent: Option<ConsentCall>,
-}
-
-/// Why a call has no usable credential (refused locally, no upstream request).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CredentialProblem {
-    /// Neither a request bearer nor a process credential.
-    Missing,
-    /// The MCP request carried an `Authorization` header that is not a usable bearer.
-    UnusableHeader,
 }
 
 impl Ctx {

@@ -110,7 +110,7 @@ pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolE
             op,
         )
         .await?;
-    let consistent = Edge::receipt_consistent(
+    let consistent = Edge::receipt_consistent(check::receipt(
         &reply.body,
         Expect {
             owner: &owner,
@@ -118,7 +118,7 @@ pub async fn submit(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolE
         },
         grant_id,
         &request_key,
-    )
+    ))
     .and_then(|()| check::same_proposal(&reply.body["grant"], &proposal.digest))
     .and_then(
         |()| match reply.body["grant"].get("state").and_then(Value::as_str) {
@@ -145,7 +145,7 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
         .upstream
         .call(Method::GET, url, credential, None, &[200], Op::Read)
         .await?;
-    Edge::receipt_consistent(
+    Edge::receipt_consistent(check::receipt(
         &reply.body,
         Expect {
             owner: &owner,
@@ -153,7 +153,7 @@ pub async fn get(args: Option<&JsonObject>, ctx: &Ctx) -> Result<Value, ToolErro
         },
         grant_id,
         &request_key,
-    )
+    ))
     .map_err(|why| Op::Read.bad_body(reply.status, &why))?;
     Ok(receipt(reply.body, reply.status))
 }

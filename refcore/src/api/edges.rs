@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 
 use crate::auth::Caller;
 use crate::config::Config;
-use crate::domain::grant::GrantState;
+use crate::domain::model::GrantState;
 use crate::error::AppError;
 
 /// The edges this build answers with: [`Honest`], or a faults build's.

@@ -3,7 +3,7 @@
 //! `service::edges`, a faults build bends exactly one point
 //! (`crate::faults::db`) while `db/` reads as the contract only.
 
-use crate::domain::grant::GrantState;
+use crate::domain::model::GrantState;
 
 /// The edges this build answers with: [`Honest`], or a faults build's.
 pub(crate) use crate::faults::DbEdges as Edge;

@@ -5,14 +5,15 @@
 //! faults build can bend exactly that point (`crate::faults`) while this
 //! module, like the rest of `domain`, reads as the contract only. A default
 //! build answers with [`Honest`], which overrides nothing.
+//!
+//! An edge takes plain values and the types of [`model`] only, and where
+//! its rule's answer is computed elsewhere in `domain` it receives that
+//! answer as a parameter: so this module names none of the rules that ask
+//! it, and no import leads back here in a circle.
 
 use serde_json::Value;
 
-use super::envelope;
-use super::grant::GrantState;
-use super::oauth;
-use super::scopes::Scopes;
-use super::validate;
+use super::model::{self, GrantState};
 use crate::error::AppError;
 
 /// The bendable points of the domain's rules; every default is the contract.
@@ -33,9 +34,9 @@ pub trait Edges: Sync {
         task
     }
 
-    /// The envelope's patterns as the grant JSON shows them: never, only
+    /// The envelope's `patterns` as the grant JSON shows them: never, only
     /// its digest and count (§8 bounded evidence).
-    fn shown_patterns(&self, _envelope: &envelope::Stored) -> Option<Vec<String>> {
+    fn shown_patterns(&self, _patterns: Vec<String>) -> Option<Vec<String>> {
         None
     }
 
@@ -67,22 +68,24 @@ pub trait Edges: Sync {
 
     /// Whether an Issue title is too long: over 255 characters (§3 Submit).
     fn title_too_long(&self, value: &str) -> bool {
-        value.chars().count() > validate::MAX_TITLE_CHARS
+        value.chars().count() > model::MAX_TITLE_CHARS
     }
 
     /// Whether an Issue body is too long: over 262,144 bytes (§3 Submit).
     fn body_too_long(&self, value: &str) -> bool {
-        value.len() > validate::MAX_BODY_BYTES
+        value.len() > model::MAX_BODY_BYTES
     }
 
-    /// Whether `value` is a request key: a canonical lowercase UUIDv4 (§3).
-    fn is_request_key(&self, value: &str) -> bool {
-        validate::is_canonical_uuid_v4(value)
+    /// Whether `value` is a request key: a canonical lowercase UUIDv4 (§3),
+    /// as `canonical` (`validate::is_canonical_uuid_v4`) says.
+    fn is_request_key(&self, _value: &str, canonical: bool) -> bool {
+        canonical
     }
 
-    /// Whether a login may send a browser on to `target`: a local path only.
-    fn is_local_redirect(&self, target: &str) -> bool {
-        validate::is_local_path(target)
+    /// Whether a login may send a browser on to `target`: a local path only,
+    /// as `local` (`validate::is_local_path`) says.
+    fn is_local_redirect(&self, _target: &str, local: bool) -> bool {
+        local
     }
 
     // Delegated consent (spec §9).
@@ -92,51 +95,51 @@ pub trait Edges: Sync {
         given == expected
     }
 
-    /// Whether an authorization request may name `redirect_uri`: only one
-    /// registered for its client. (`response_type` tells the consent form,
-    /// which carries none, from the authorize page.)
-    fn redirect_uri_allowed(
-        &self,
-        _response_type: Option<&str>,
-        registered: &[String],
-        redirect_uri: &str,
-    ) -> bool {
-        oauth::redirect_uri_registered(registered, redirect_uri)
+    /// Whether an authorization request may name its redirect URI: only one
+    /// registered for its client, as `registered`
+    /// (`oauth::redirect_uri_registered`) says. (`response_type` tells the
+    /// consent form, which carries none, from the authorize page.)
+    fn redirect_uri_allowed(&self, _response_type: Option<&str>, registered: bool) -> bool {
+        registered
     }
 
     /// Whether a `response_type` is the one served: `code`.
     fn response_type_ok(&self, response_type: &str) -> bool {
-        response_type == oauth::RESPONSE_TYPE
+        response_type == model::RESPONSE_TYPE
     }
 
     /// The challenge method stored for `given`: `S256` only, required.
     fn challenge_method(&self, given: Option<&str>) -> Option<&'static str> {
-        (given == Some(oauth::S256)).then_some(oauth::S256)
+        (given == Some(model::S256)).then_some(model::S256)
     }
 
-    /// Whether `verifier` has a PKCE verifier's form (RFC 7636 §4.1).
-    fn is_verifier(&self, verifier: &str) -> bool {
-        oauth::is_pkce_string(verifier)
+    /// Whether `verifier` has a PKCE verifier's form (RFC 7636 §4.1), as
+    /// `well_formed` (`oauth::is_pkce_string`) says.
+    fn is_verifier(&self, _verifier: &str, well_formed: bool) -> bool {
+        well_formed
     }
 
     /// Whether a requested scope name is granted: only an offered one.
     fn offered_scope(&self, name: &str) -> bool {
-        oauth::OFFERED_SCOPES.contains(&name)
+        model::OFFERED_SCOPES.contains(&name)
     }
 
-    /// The scopes an issued token carries: the code's.
-    fn token_scopes(&self, granted: Scopes) -> Scopes {
+    /// The scopes an issued token carries, in their stored form
+    /// (`Scopes::stored`): the code's, `granted`.
+    fn token_scopes(&self, granted: String) -> String {
         granted
     }
 
-    /// The query added to a client's redirect URI: URL-encoded.
-    fn redirect_query(&self, params: &[(&str, &str)]) -> String {
-        oauth::encoded_query(params)
+    /// The query added to a client's redirect URI: `params` URL-encoded,
+    /// `encoded` (`oauth::encoded_query`).
+    fn redirect_query(&self, _params: &[(&str, &str)], encoded: String) -> String {
+        encoded
     }
 
-    /// What joins a redirect URI and that query, keeping the URI's own.
-    fn query_separator(&self, redirect_uri: &str) -> &'static str {
-        oauth::query_separator(redirect_uri)
+    /// What joins a redirect URI and that query, keeping the URI's own:
+    /// `separator` (`oauth::query_separator`).
+    fn query_separator(&self, _redirect_uri: &str, separator: &'static str) -> &'static str {
+        separator
     }
 
     /// The latest `expires_at` dead at `now`: `now` itself.
@@ -149,9 +152,10 @@ pub trait Edges: Sync {
         issued_to == client
     }
 
-    /// Whether `verifier` proves possession for the challenge.
-    fn proves(&self, verifier: &str, challenge: &str, method: &str) -> bool {
-        oauth::verifier_matches(verifier, challenge, method)
+    /// Whether a code's verifier proves possession for its challenge: as
+    /// `matches` (`oauth::verifier_matches`) says.
+    fn proves(&self, matches: bool) -> bool {
+        matches
     }
 
     // The repository grant envelope (spec §8).
@@ -161,9 +165,10 @@ pub trait Edges: Sync {
         allowed.contains(&key)
     }
 
-    /// `commit_count.{name}` as a JSON integer.
-    fn integer(&self, value: &Value, name: &str) -> Result<i64, AppError> {
-        envelope::json_integer(value, name)
+    /// A `commit_count` member `value` as a JSON integer: `read`, its
+    /// strict reading (`envelope::json_integer`).
+    fn integer(&self, _value: &Value, read: Result<i64, AppError>) -> Result<i64, AppError> {
+        read
     }
 
     /// Whether the envelope's `publish` is allowed: `false` only.
@@ -173,7 +178,7 @@ pub trait Edges: Sync {
 
     /// The largest `commit_count.max`.
     fn max_commits(&self) -> i64 {
-        envelope::MAX_COMMITS
+        model::MAX_COMMITS
     }
 
     /// The path order the envelope digest is taken over: sorted.
@@ -198,8 +203,15 @@ pub struct Honest;
 
 impl Edges for Honest {}
 
+/// The edges this build answers with: [`Honest`], or a faults build's.
+#[cfg(feature = "faults")]
+pub(crate) use crate::faults::domain::Bent as Edge;
+/// The edges this build answers with: [`Honest`].
+#[cfg(not(feature = "faults"))]
+pub(crate) use Honest as Edge;
+
 /// The edges this process answers with: [`Honest`], unless a faults build
-/// bends them (`crate::faults::domain_edges`).
+/// bends them (`crate::faults::domain`).
 pub fn edges() -> &'static dyn Edges {
-    crate::faults::domain_edges()
+    &Edge
 }

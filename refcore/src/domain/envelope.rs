@@ -18,8 +18,7 @@ use crate::error::AppError;
 
 /// The one envelope version the contract defines (a JSON string).
 pub const VERSION: &str = "1";
-/// Largest `commit_count.max`.
-pub const MAX_COMMITS: i64 = 32;
+pub use super::model::MAX_COMMITS;
 /// Largest envelope text, in bytes (refcore's choice, docs/contract.md):
 /// far above any honest envelope, small enough to keep grants bounded.
 pub const MAX_TEXT_BYTES: usize = 65_536;
@@ -208,7 +207,7 @@ fn members(object: &Map<String, Value>, allowed: &[&str], what: &str) -> Result<
 
 /// A JSON integer (its edge: [`Edges::integer`](super::edges::Edges::integer)).
 fn integer(value: &Value, name: &str) -> Result<i64, AppError> {
-    edges().integer(value, name)
+    edges().integer(value, json_integer(value, name))
 }
 
 /// A JSON integer (not `1.5`, `1.0` or `"1"`): the honest edge of [`integer`].

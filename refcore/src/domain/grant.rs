@@ -11,43 +11,8 @@ use super::digest::{SCHEMA, VERSION};
 use super::edges::edges;
 use super::envelope;
 use super::json::UserRef;
+pub use super::model::GrantState;
 use crate::error::AppError;
-
-/// A grant's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GrantState {
-    /// Prepared by a human; the agent has not confirmed.
-    AwaitingAgent,
-    /// Confirmed by the agent; a human has not approved.
-    AwaitingHuman,
-    /// Approved: the agent may submit.
-    Active,
-    /// Withdrawn by a human; final.
-    Revoked,
-}
-
-impl GrantState {
-    /// The wire and storage name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GrantState::AwaitingAgent => "awaiting_agent",
-            GrantState::AwaitingHuman => "awaiting_human",
-            GrantState::Active => "active",
-            GrantState::Revoked => "revoked",
-        }
-    }
-
-    /// Parses a stored or requested state name.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "awaiting_agent" => Some(GrantState::AwaitingAgent),
-            "awaiting_human" => Some(GrantState::AwaitingHuman),
-            "active" => Some(GrantState::Active),
-            "revoked" => Some(GrantState::Revoked),
-            _ => None,
-        }
-    }
-}
 
 /// A change a caller asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -254,7 +219,7 @@ impl Grant {
             repository_grant: self.envelope.as_ref().map(|e| RepositoryGrantJson {
                 digest: e.digest.clone(),
                 path_count: e.path_count,
-                allowed_paths: edges().shown_patterns(e),
+                allowed_paths: edges().shown_patterns(e.patterns()),
             }),
         }
     }

@@ -10,6 +10,7 @@
 //! - [`permission`]: repository permission levels.
 //! - [`validate`]: text, name and request-key rules.
 //! - [`json`]: the shared JSON shapes of users, repositories and issues.
+//! - [`model`]: a grant's state and the contract's fixed values, shared by the rules and their edges.
 //! - [`oauth`]: delegated consent (spec §9): authorization requests, PKCE, codes.
 
 pub mod digest;
@@ -17,6 +18,7 @@ pub mod edges;
 pub mod envelope;
 pub mod grant;
 pub mod json;
+pub mod model;
 pub mod oauth;
 pub mod permission;
 pub mod scopes;

@@ -15,18 +15,10 @@ use sha2::{Digest, Sha256};
 use super::edges::edges;
 use crate::domain::scopes::Scopes;
 
-/// The scopes an OAuth token may carry: a person's ordinary activity, reading
-/// repositories and writing Issues, nothing more.
-pub const OFFERED_SCOPES: [&str; 2] = ["read:repository", "write:issue"];
-
-/// The only `response_type` refcore serves.
-pub const RESPONSE_TYPE: &str = "code";
+pub use super::model::{OFFERED_SCOPES, RESPONSE_TYPE, S256};
 
 /// The only `grant_type` the token endpoint serves.
 pub const GRANT_TYPE: &str = "authorization_code";
-
-/// The challenge method every request must use.
-pub const S256: &str = "S256";
 
 /// The stored method under the `oauth-plain-accepted` fault only.
 pub const PLAIN: &str = "plain";
@@ -164,7 +156,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// Whether `verifier` proves possession for a code with this challenge.
 pub fn verifier_matches(verifier: &str, challenge: &str, method: &str) -> bool {
-    if !edges().is_verifier(verifier) {
+    if !edges().is_verifier(verifier, is_pkce_string(verifier)) {
         return false;
     }
     match method {
@@ -194,7 +186,7 @@ pub fn granted_scopes(requested: Option<&str>) -> Result<Scopes, Refusal> {
 /// The scopes an issued token carries: the ones the code was granted (its
 /// edge: [`Edges::token_scopes`](super::edges::Edges::token_scopes)).
 pub fn token_scopes(granted: Scopes) -> Scopes {
-    edges().token_scopes(granted)
+    Scopes::from_stored(&edges().token_scopes(granted.stored()))
 }
 
 /// Checks an authorization request against its client's registered
@@ -204,7 +196,8 @@ pub fn token_scopes(granted: Scopes) -> Scopes {
 /// first.
 pub fn check(raw: &RawRequest<'_>, registered: &[String]) -> Result<Request, Refusal> {
     let redirect_uri = present(raw.redirect_uri).ok_or("redirect_uri is required")?;
-    if !edges().redirect_uri_allowed(raw.response_type, registered, redirect_uri) {
+    let listed = redirect_uri_registered(registered, redirect_uri);
+    if !edges().redirect_uri_allowed(raw.response_type, listed) {
         return Err("redirect_uri is not registered for this application");
     }
     if let Some(response_type) = raw.response_type
@@ -245,8 +238,8 @@ pub fn is_registrable_redirect_uri(uri: &str) -> bool {
 /// `redirect_uri` with `params` added to its query, URL-encoded: after `&`
 /// when it already has a query, else after `?`.
 pub fn redirect_to_client(redirect_uri: &str, params: &[(&str, &str)]) -> String {
-    let query = edges().redirect_query(params);
-    let separator = edges().query_separator(redirect_uri);
+    let query = edges().redirect_query(params, encoded_query(params));
+    let separator = edges().query_separator(redirect_uri, query_separator(redirect_uri));
     format!("{redirect_uri}{separator}{query}")
 }
 
@@ -325,11 +318,11 @@ pub fn redeems(code: &StoredCode<'_>, redemption: &Redemption<'_>, now: i64) -> 
     let client = edges().same_client(code.client_id, redemption.client_id);
     let redirect = redirect_uri_matches(code.redirect_uri, redemption.redirect_uri);
     let alive = !code_expired(code.expires_at, now);
-    let proof = edges().proves(
+    let proof = edges().proves(verifier_matches(
         redemption.code_verifier,
         code.code_challenge,
         code.code_challenge_method,
-    );
+    ));
     client && redirect && alive && proof
 }
 

@@ -8,10 +8,7 @@ use crate::error::AppError;
 /// authorize path and query refcore serves, the way back it exists for.
 pub const MAX_REDIRECT_TO_BYTES: usize = crate::domain::oauth::MAX_AUTHORIZE_PATH_BYTES;
 
-/// Largest Issue body, in bytes (spec §3).
-pub const MAX_BODY_BYTES: usize = 262_144;
-/// Largest Issue title, in characters (spec §3).
-pub const MAX_TITLE_CHARS: usize = 255;
+pub use super::model::{MAX_BODY_BYTES, MAX_TITLE_CHARS};
 /// Largest grant task or summary, in bytes (refcore's choice, see
 /// docs/contract.md): the same bound as an Issue body.
 pub const MAX_GRANT_TEXT_BYTES: usize = 262_144;
@@ -75,7 +72,7 @@ pub fn name_label(value: &str) -> Result<(), AppError> {
 /// Whether `value` is a request key (its edge:
 /// [`Edges::is_request_key`](super::edges::Edges::is_request_key)).
 pub fn is_request_key(value: &str) -> bool {
-    edges().is_request_key(value)
+    edges().is_request_key(value, is_canonical_uuid_v4(value))
 }
 
 /// Whether `value` is a canonical lowercase UUIDv4 (version 4, RFC 4122
@@ -153,7 +150,7 @@ pub fn new_repo_name(value: &str) -> Result<(), AppError> {
 /// (no space or control character: browsers drop tabs and newlines, which
 /// could make `/\t/host` into `//host`), at most [`MAX_REDIRECT_TO_BYTES`].
 pub fn is_local_redirect(target: &str) -> bool {
-    edges().is_local_redirect(target)
+    edges().is_local_redirect(target, is_local_path(target))
 }
 
 /// The rule of [`is_local_redirect`], the honest edge.

@@ -5,8 +5,7 @@
 use serde_json::Value;
 
 use crate::domain::edges::{Edges, Honest};
-use crate::domain::envelope;
-use crate::domain::grant::GrantState;
+use crate::domain::model::GrantState;
 use crate::domain::oauth;
 use crate::domain::scopes::Scopes;
 use crate::error::AppError;
@@ -42,11 +41,11 @@ impl Edges for Bent {
     }
 
     /// `envelope-patterns-exposed`.
-    fn shown_patterns(&self, envelope: &envelope::Stored) -> Option<Vec<String>> {
+    fn shown_patterns(&self, patterns: Vec<String>) -> Option<Vec<String>> {
         if fault!(EnvelopePatternsExposed) {
-            return Some(envelope.patterns());
+            return Some(patterns);
         }
-        Honest.shown_patterns(envelope)
+        Honest.shown_patterns(patterns)
     }
 
     /// `timestamps-not-rfc3339`: SQL text, no `T`, no offset.
@@ -102,7 +101,7 @@ impl Edges for Bent {
     }
 
     /// `request-key-lenient`: any UUID, any version or variant, any case.
-    fn is_request_key(&self, value: &str) -> bool {
+    fn is_request_key(&self, value: &str, canonical: bool) -> bool {
         if fault!(RequestKeyLenient) {
             return value.len() == 36
                 && value.bytes().enumerate().all(|(i, b)| match i {
@@ -110,15 +109,15 @@ impl Edges for Bent {
                     _ => b.is_ascii_hexdigit(),
                 });
         }
-        Honest.is_request_key(value)
+        Honest.is_request_key(value, canonical)
     }
 
     /// `oauth-login-open-redirect`: any non-empty `redirect_to`.
-    fn is_local_redirect(&self, target: &str) -> bool {
+    fn is_local_redirect(&self, target: &str, local: bool) -> bool {
         if fault!(OauthLoginOpenRedirect) {
             return !target.is_empty();
         }
-        Honest.is_local_redirect(target)
+        Honest.is_local_redirect(target, local)
     }
 
     /// `oauth-redirect-prefix-match`, `oauth-redirect-loose-match`.
@@ -133,14 +132,9 @@ impl Edges for Bent {
 
     /// `oauth-consent-trusts-form`: the consent form (no `response_type`)
     /// is trusted with any redirect URI.
-    fn redirect_uri_allowed(
-        &self,
-        response_type: Option<&str>,
-        registered: &[String],
-        redirect_uri: &str,
-    ) -> bool {
+    fn redirect_uri_allowed(&self, response_type: Option<&str>, registered: bool) -> bool {
         (fault!(OauthConsentTrustsForm) && response_type.is_none())
-            || Honest.redirect_uri_allowed(response_type, registered, redirect_uri)
+            || Honest.redirect_uri_allowed(response_type, registered)
     }
 
     /// `oauth-response-type-unchecked`.
@@ -160,8 +154,9 @@ impl Edges for Bent {
     }
 
     /// `pkce-verifier-max-127`.
-    fn is_verifier(&self, verifier: &str) -> bool {
-        !(fault!(PkceVerifierMax127) && verifier.len() == 128) && Honest.is_verifier(verifier)
+    fn is_verifier(&self, verifier: &str, well_formed: bool) -> bool {
+        !(fault!(PkceVerifierMax127) && verifier.len() == 128)
+            && Honest.is_verifier(verifier, well_formed)
     }
 
     /// `oauth-scope-unfiltered`: any Forgejo scope is granted.
@@ -171,15 +166,15 @@ impl Edges for Bent {
     }
 
     /// `oauth-token-all-scopes`.
-    fn token_scopes(&self, granted: Scopes) -> Scopes {
+    fn token_scopes(&self, granted: String) -> String {
         if fault!(OauthTokenAllScopes) {
-            return Scopes::parse(&oauth::OFFERED_SCOPES).unwrap_or(granted);
+            return Scopes::parse(&oauth::OFFERED_SCOPES).map_or(granted, |all| all.stored());
         }
         Honest.token_scopes(granted)
     }
 
     /// `oauth-state-unencoded`.
-    fn redirect_query(&self, params: &[(&str, &str)]) -> String {
+    fn redirect_query(&self, params: &[(&str, &str)], encoded: String) -> String {
         if fault!(OauthStateUnencoded) {
             return params
                 .iter()
@@ -187,15 +182,15 @@ impl Edges for Bent {
                 .collect::<Vec<_>>()
                 .join("&");
         }
-        Honest.redirect_query(params)
+        Honest.redirect_query(params, encoded)
     }
 
     /// `redirect-query-ignored`: always `?`, even after a query.
-    fn query_separator(&self, redirect_uri: &str) -> &'static str {
+    fn query_separator(&self, redirect_uri: &str, separator: &'static str) -> &'static str {
         if fault!(RedirectQueryIgnored) && redirect_uri.contains('?') {
             return "?";
         }
-        Honest.query_separator(redirect_uri)
+        Honest.query_separator(redirect_uri, separator)
     }
 
     /// `oauth-code-never-expires`.
@@ -212,8 +207,8 @@ impl Edges for Bent {
     }
 
     /// `oauth-skips-pkce`.
-    fn proves(&self, verifier: &str, challenge: &str, method: &str) -> bool {
-        fault!(OauthSkipsPkce) || Honest.proves(verifier, challenge, method)
+    fn proves(&self, matches: bool) -> bool {
+        fault!(OauthSkipsPkce) || Honest.proves(matches)
     }
 
     /// `envelope-unknown-member-accepted`.
@@ -222,7 +217,7 @@ impl Edges for Bent {
     }
 
     /// `envelope-integral-floats-accepted`: `1.0` reads as 1.
-    fn integer(&self, value: &Value, name: &str) -> Result<i64, AppError> {
+    fn integer(&self, value: &Value, read: Result<i64, AppError>) -> Result<i64, AppError> {
         if let Value::Number(n) = value
             && fault!(EnvelopeIntegralFloatsAccepted)
             && !(n.is_i64() || n.is_u64())
@@ -230,7 +225,7 @@ impl Edges for Bent {
         {
             return Ok(f as i64);
         }
-        Honest.integer(value, name)
+        Honest.integer(value, read)
     }
 
     /// `envelope-publish-accepted`.

@@ -14,9 +14,10 @@ use crate::domain::permission::Permission;
 use crate::domain::submission::Submission;
 use crate::error::AppError;
 use crate::service::access;
-use crate::service::agent::{SubmitRequest, agent_grant, key_reused, not_enveloped};
+use crate::service::agent::{agent_grant, not_enveloped};
 use crate::service::edges::{Edges, Honest};
-use crate::service::human::{Preparation, stale};
+use crate::service::human::stale;
+use crate::service::model::{SubmitRequest, key_reused};
 use crate::state::AppState;
 
 /// The service's edges in a faults build.
@@ -124,11 +125,11 @@ impl Edges for Bent {
     }
 
     /// `envelope-adopted-from-task`: the task's, else the summary's.
-    fn envelope_in_prose(form: &Preparation<'_>) -> Option<Envelope> {
+    fn envelope_in_prose(task: &str, summary: &str) -> Option<Envelope> {
         if fault!(EnvelopeAdoptedFromTask) {
-            return found_in_text(form.task).or_else(|| found_in_text(form.summary));
+            return found_in_text(task).or_else(|| found_in_text(summary));
         }
-        Honest::envelope_in_prose(form)
+        Honest::envelope_in_prose(task, summary)
     }
 
     /// `grant-text-trimmed`.

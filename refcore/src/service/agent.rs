@@ -5,6 +5,7 @@
 use sqlx::AnyConnection;
 
 use super::edges::{Edge, Edges};
+pub use super::model::SubmitRequest;
 use crate::auth::Caller;
 use crate::db::{self, Db};
 use crate::domain::grant::{Grant, GrantJson, GrantState, Triple};
@@ -143,23 +144,6 @@ pub async fn confirm(
     Ok(updated.to_json())
 }
 
-/// A validated submission request.
-#[derive(Debug)]
-pub struct SubmitRequest {
-    /// The proposal triple.
-    pub triple: Triple,
-    /// Canonical lowercase UUIDv4.
-    pub request_key: String,
-    /// Issue title.
-    pub title: String,
-    /// Issue body.
-    pub body: String,
-    /// SHA-256 of the request's raw bytes: set only under the
-    /// `replay-compares-raw-bytes` fault (a replay compares the decoded
-    /// input, `Edges::replay`).
-    pub raw_digest: Option<String>,
-}
-
 /// Whether a submission made a new Issue or replayed a stored one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SubmitOutcome {
@@ -252,11 +236,6 @@ pub async fn submit(
     tx.commit().await?;
     Edge::after_submitted(grant.id, request);
     Ok((SubmitOutcome::Created, pair(&grant, &stored)))
-}
-
-/// 409 for a replay whose payload differs from its receipt's (§3).
-pub(crate) fn key_reused() -> AppError {
-    AppError::conflict("request_key was already used with a different payload")
 }
 
 /// Spec §8 fail-closed: a grant that carries a repository grant envelope

@@ -7,8 +7,7 @@
 use sqlx::AnyConnection;
 
 use super::access;
-use super::agent::{SubmitRequest, key_reused};
-use super::human::Preparation;
+use super::model::{SubmitRequest, key_reused};
 use crate::auth::Caller;
 use crate::db::{self, Db, issues::NewIssue, oauth::CodeRow, repos::RepoRow, users::UserRow};
 use crate::domain::envelope::Envelope;
@@ -84,9 +83,9 @@ pub(crate) trait Edges {
         perm >= Permission::Admin
     }
 
-    /// An envelope a preparation's prose holds: never read (§8: only the
-    /// `repository_grant` field is authority).
-    fn envelope_in_prose(_form: &Preparation<'_>) -> Option<Envelope> {
+    /// An envelope a preparation's prose (its `task` and `summary`) holds:
+    /// never read (§8: only the `repository_grant` field is authority).
+    fn envelope_in_prose(_task: &str, _summary: &str) -> Option<Envelope> {
         None
     }
 

@@ -66,7 +66,7 @@ pub struct Preparation<'a> {
 /// authority.
 fn envelope_of(form: &Preparation<'_>) -> Result<Option<envelope::Stored>, AppError> {
     let explicit = envelope::parse(form.repository_grant)?;
-    let adopted = || Edge::envelope_in_prose(form);
+    let adopted = || Edge::envelope_in_prose(form.task, form.summary);
     Ok(explicit.or_else(adopted).map(|e| e.stored()))
 }
 

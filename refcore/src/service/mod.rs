@@ -6,6 +6,7 @@
 //! - [`agent`]: the bot's five grant routes.
 //! - [`human`]: preparing, approving and withdrawing through the browser.
 //! - [`issues`]: ordinary Issues, deletion and moves.
+//! - [`model`]: the agent's submission request, shared with the edges.
 //! - [`oauth`]: delegated consent: clients, consent, code exchange.
 //! - [`setup`]: users, tokens, repositories and collaborators.
 
@@ -14,5 +15,6 @@ pub mod agent;
 pub mod edges;
 pub mod human;
 pub mod issues;
+pub mod model;
 pub mod oauth;
 pub mod setup;
