@@ -92,7 +92,7 @@ pub fn locate_faults(core: Option<&Path>, adapter: Option<&Path>) -> Result<Bina
     }
     let find = |what: &str, explicit: Option<&Path>, name: &str| {
         let path = explicit
-            .map(Path::to_owned)
+            .map(absolute)
             .or_else(|| faults_dir.as_ref().map(|d| d.join(name)))
             .unwrap_or_else(|| PathBuf::from(name));
         if path.is_file() {
@@ -116,7 +116,7 @@ pub fn locate_faults(core: Option<&Path>, adapter: Option<&Path>) -> Result<Bina
 
 fn resolve(what: &str, explicit: Option<&Path>, dir: Option<&Path>, name: &str) -> Result<PathBuf> {
     let path = match explicit {
-        Some(p) => p.to_owned(),
+        Some(p) => absolute(p),
         None => dir
             .map(|d| d.join(name))
             .unwrap_or_else(|| PathBuf::from(name)),
@@ -134,6 +134,12 @@ fn resolve(what: &str, explicit: Option<&Path>, dir: Option<&Path>, name: &str) 
         path,
         fix,
     })
+}
+
+/// `path` made absolute against the current directory: a Core or adapter is
+/// started from its stack's own directory.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
 
 /// Under cargo, builds the default binaries into the harness's own target
@@ -221,4 +227,26 @@ fn build_under_cargo(
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Core and adapter given by relative paths are started from other
+    /// directories (each stack's own): the self-test must hold them
+    /// absolute, or every fault's pass errors and reads as a survivor.
+    #[test]
+    fn binaries_given_relative_are_held_absolute() {
+        // Unit tests run in the crate's directory, where Cargo.toml is.
+        let here = Path::new("Cargo.toml");
+        for bins in [
+            locate(Some(here), Some(here)).unwrap(),
+            locate_faults(Some(here), Some(here)).unwrap(),
+        ] {
+            for path in [&bins.core, &bins.adapter] {
+                assert!(path.is_absolute() && path.is_file(), "{path:?}");
+            }
+        }
+    }
 }

@@ -106,7 +106,12 @@ fn sweep_rounds(find: impl Fn() -> Vec<i32>) -> Vec<i32> {
         for pid in &found {
             reap(*pid);
         }
-        ended.extend(found);
+        // A process still dying is found and killed again: count it once.
+        for pid in found {
+            if !ended.contains(&pid) {
+                ended.push(pid);
+            }
+        }
     }
     ended
 }
