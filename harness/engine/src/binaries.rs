@@ -136,9 +136,10 @@ fn resolve(what: &str, explicit: Option<&Path>, dir: Option<&Path>, name: &str) 
     })
 }
 
-/// `path` made absolute against the current directory: a Core or adapter is
-/// started from its stack's own directory.
-fn absolute(path: &Path) -> PathBuf {
+/// `path` made absolute against the current directory (unchanged when that
+/// cannot be read): a Core or adapter is started from its stack's own
+/// directory.
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_owned())
 }
 

@@ -144,12 +144,6 @@ pub fn parse_env_pair(text: &str) -> std::result::Result<(String, String), Strin
     Ok((key.to_owned(), value.to_owned()))
 }
 
-/// `path` made absolute against the current directory (unchanged when that
-/// cannot be read).
-fn absolute(path: PathBuf) -> PathBuf {
-    std::path::absolute(&path).unwrap_or(path)
-}
-
 /// Builds a [`RunConfig`].
 #[derive(Debug, Clone)]
 pub struct RunConfigBuilder {
@@ -193,13 +187,13 @@ impl RunConfigBuilder {
     /// The Core binary. A relative path is taken from the current
     /// directory now: each Core runs in its own stack directory.
     pub fn core_bin(mut self, path: Option<PathBuf>) -> Self {
-        self.config.core_bin = path.map(absolute);
+        self.config.core_bin = path.as_deref().map(crate::binaries::absolute);
         self
     }
 
     /// The adapter binary (a relative path as for [`core_bin`](Self::core_bin)).
     pub fn adapter_bin(mut self, path: Option<PathBuf>) -> Self {
-        self.config.adapter_bin = path.map(absolute);
+        self.config.adapter_bin = path.as_deref().map(crate::binaries::absolute);
         self
     }
 
