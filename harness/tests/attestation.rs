@@ -58,7 +58,8 @@ fn python() -> PathBuf {
             "pip",
             "install",
             "-q",
-            "securesystemslib[crypto]>=0.28",
+            "-r",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/attest-requirements.txt"),
         ]));
         std::fs::write(venv.join("ready"), "").unwrap();
     }
