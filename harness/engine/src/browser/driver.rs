@@ -122,29 +122,6 @@ impl Driver {
         }
         let dir = crate::sweep::owned_tempdir("grantgate-stack-browser-")
             .map_err(|e| HarnessError::process("browser", format!("browser directory: {e}")))?;
-        // Chromium dies with chromedriver, however chromedriver dies. Its
-        // first tab is blank: given no URL (chromedriver gives none), it opens
-        // the new-tab page, hundreds of requests that starve a dozen browsers.
-        // What it says goes to `<profile>.log` (chromedriver discards it),
-        // for a start that fails; only fatal messages (chromedriver asks for
-        // all, the last `--log-level` counts), so no page can fill the file.
-        let launcher = dir.path().join("chromium");
-        std::fs::write(
-            &launcher,
-            format!(
-                "#!/bin/sh\n\
-                 for a; do case $a in --user-data-dir=*) log=\"${{a#--user-data-dir=}}.log\";; esac; done\n\
-                 exec 2>>\"${{log:-/dev/null}}\"\n\
-                 exec {} --pdeathsig KILL -- {} \"$@\" --log-level=3 about:blank\n",
-                shell_quote(&setpriv),
-                shell_quote(&chromium)
-            ),
-        )
-        .and_then(|()| {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))
-        })
-        .map_err(|e| HarnessError::process("browser", format!("browser launcher: {e}")))?;
         // Chromium's own temporary directories go inside the swept one.
         let mut env: Vec<(String, String)> = ["PATH", "HOME", "LANG"]
             .iter()
@@ -185,6 +162,37 @@ impl Driver {
             .ok_or_else(|| {
                 HarnessError::process("browser", format!("chromedriver said `{line}`"))
             })?;
+        // Chromium dies with chromedriver, however chromedriver dies. Its
+        // first tab is blank: given no URL (chromedriver gives none), it opens
+        // the new-tab page, hundreds of requests that starve a dozen browsers.
+        // What it says goes to `<profile>.log` (chromedriver discards it),
+        // for a start that fails; only fatal messages (chromedriver asks for
+        // all, the last `--log-level` counts), so no page can fill the file.
+        // chromedriver may die before setpriv asks for the signal (a killed
+        // harness kills it at once, spares may be starting): the signal then
+        // never comes, so Chromium starts only while its parent is still
+        // this chromedriver (as `lifeline::tie` checks for the harness).
+        let parent = child
+            .pid()
+            .ok_or_else(|| HarnessError::process("browser", "chromedriver exited as it started"))?;
+        let launcher = dir.path().join("chromium");
+        std::fs::write(
+            &launcher,
+            format!(
+                "#!/bin/sh\n\
+                 for a; do case $a in --user-data-dir=*) log=\"${{a#--user-data-dir=}}.log\";; esac; done\n\
+                 exec 2>>\"${{log:-/dev/null}}\"\n\
+                 exec {} --pdeathsig KILL -- /bin/sh -c '[ \"$PPID\" = {parent} ] && exec \"$@\"' sh \
+                 {} \"$@\" --log-level=3 about:blank\n",
+                shell_quote(&setpriv),
+                shell_quote(&chromium)
+            ),
+        )
+        .and_then(|()| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))
+        })
+        .map_err(|e| HarnessError::process("browser", format!("browser launcher: {e}")))?;
         let driver = Arc::new(Driver {
             child: tokio::sync::Mutex::new(Some(child)),
             url: format!("http://127.0.0.1:{port}"),
