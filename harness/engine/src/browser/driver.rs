@@ -162,37 +162,11 @@ impl Driver {
             .ok_or_else(|| {
                 HarnessError::process("browser", format!("chromedriver said `{line}`"))
             })?;
-        // Chromium dies with chromedriver, however chromedriver dies. Its
-        // first tab is blank: given no URL (chromedriver gives none), it opens
-        // the new-tab page, hundreds of requests that starve a dozen browsers.
-        // What it says goes to `<profile>.log` (chromedriver discards it),
-        // for a start that fails; only fatal messages (chromedriver asks for
-        // all, the last `--log-level` counts), so no page can fill the file.
-        // chromedriver may die before setpriv asks for the signal (a killed
-        // harness kills it at once, spares may be starting): the signal then
-        // never comes, so Chromium starts only while its parent is still
-        // this chromedriver (as `lifeline::tie` checks for the harness).
         let parent = child
             .pid()
             .ok_or_else(|| HarnessError::process("browser", "chromedriver exited as it started"))?;
-        let launcher = dir.path().join("chromium");
-        std::fs::write(
-            &launcher,
-            format!(
-                "#!/bin/sh\n\
-                 for a; do case $a in --user-data-dir=*) log=\"${{a#--user-data-dir=}}.log\";; esac; done\n\
-                 exec 2>>\"${{log:-/dev/null}}\"\n\
-                 exec {} --pdeathsig KILL -- /bin/sh -c '[ \"$PPID\" = {parent} ] && exec \"$@\"' sh \
-                 {} \"$@\" --log-level=3 about:blank\n",
-                shell_quote(&setpriv),
-                shell_quote(&chromium)
-            ),
-        )
-        .and_then(|()| {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))
-        })
-        .map_err(|e| HarnessError::process("browser", format!("browser launcher: {e}")))?;
+        let launcher = write_launcher(dir.path(), &setpriv, &chromium, parent)
+            .map_err(|e| HarnessError::process("browser", format!("browser launcher: {e}")))?;
         let driver = Arc::new(Driver {
             child: tokio::sync::Mutex::new(Some(child)),
             url: format!("http://127.0.0.1:{port}"),
@@ -456,6 +430,42 @@ fn said_at_start(profile: &Path) -> String {
     }
 }
 
+/// Writes the script chromedriver starts as Chromium, in `dir`; returns its
+/// path. Chromium dies with chromedriver, however chromedriver dies. Its
+/// first tab is blank: given no URL (chromedriver gives none), it opens the
+/// new-tab page, hundreds of requests that starve a dozen browsers. What it
+/// says goes to `<profile>.log` (chromedriver discards it), for a start that
+/// fails; only fatal messages (chromedriver asks for all, the last
+/// `--log-level` counts), so no page can fill the file.
+///
+/// chromedriver (pid `parent`) may die before setpriv asks for the signal (a
+/// killed harness kills it at once, spares may be starting): the signal then
+/// never comes, so Chromium starts only while its parent is still that
+/// chromedriver (as `lifeline::tie` checks for the harness).
+fn write_launcher(
+    dir: &Path,
+    setpriv: &Path,
+    chromium: &Path,
+    parent: i32,
+) -> std::io::Result<PathBuf> {
+    let launcher = dir.join("chromium");
+    std::fs::write(
+        &launcher,
+        format!(
+            "#!/bin/sh\n\
+             for a; do case $a in --user-data-dir=*) log=\"${{a#--user-data-dir=}}.log\";; esac; done\n\
+             exec 2>>\"${{log:-/dev/null}}\"\n\
+             exec {} --pdeathsig KILL -- /bin/sh -c '[ \"$PPID\" = {parent} ] && exec \"$@\"' sh \
+             {} \"$@\" --log-level=3 about:blank\n",
+            shell_quote(setpriv),
+            shell_quote(chromium)
+        ),
+    )?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755))?;
+    Ok(launcher)
+}
+
 fn shell_quote(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
@@ -541,6 +551,37 @@ mod tests {
             "{text}"
         );
         driver.stop().await;
+    }
+
+    /// Chromium starts only under the chromedriver the launcher was written
+    /// for: one whose chromedriver died (its parent is another process now)
+    /// would never get the death signal.
+    #[test]
+    fn the_launcher_starts_chromium_only_under_its_chromedriver() {
+        let setpriv = find("GRANTGATE_SETPRIV", &["setpriv"]).expect("setpriv (util-linux)");
+        let dir = tempfile::tempdir().unwrap();
+        let started = dir.path().join("started");
+        let fake = dir.path().join("fake-chromium");
+        std::fs::write(
+            &fake,
+            format!("#!/bin/sh\necho \"$@\" > {}\n", shell_quote(&started)),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let run = |parent: i32| {
+            let launcher = write_launcher(dir.path(), &setpriv, &fake, parent).unwrap();
+            std::process::Command::new(launcher)
+                .arg("--headless")
+                .status()
+                .unwrap()
+        };
+        // Its parent here is this process: not the one it was written for.
+        assert!(!run(1).success());
+        assert!(!started.exists(), "Chromium started under another parent");
+        assert!(run(std::process::id() as i32).success());
+        let args = std::fs::read_to_string(&started).unwrap();
+        assert_eq!(args.trim(), "--headless --log-level=3 about:blank");
     }
 
     /// chromedriver's port-0 race (it exits saying the port is not

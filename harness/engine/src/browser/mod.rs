@@ -13,7 +13,8 @@
 //! No browser process outlives a run: chromedriver is a tied child in its
 //! own process group (killed with the harness, by teardown or an
 //! interrupt), Chromium is started through `setpriv --pdeathsig KILL` so it
-//! dies with chromedriver, and every profile lies in a `grantgate-stack-`
+//! dies with chromedriver (and only while that chromedriver lives), and
+//! every profile lies in a `grantgate-stack-`
 //! directory, which the next run's sweep clears with any process still
 //! naming it ([`crate::sweep`]).
 
