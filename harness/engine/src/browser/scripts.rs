@@ -3,12 +3,15 @@
 
 /// The page shown: `[outerHTML, innerText, title, URL]`, or those four and
 /// `true` when the HTML and text together exceed `arguments[0]` characters
-/// (then both empty).
+/// (then both empty). The text is not asked for when the HTML alone is
+/// over: `innerText` lays the page out, which an oversized page makes slow.
 pub(super) const READ_PAGE: &str = r#"
-const html = document.documentElement ? document.documentElement.outerHTML : '';
-const text = document.body ? document.body.innerText : '';
 const title = document.title.slice(0, 4096);
-if (html.length + text.length > arguments[0]) return ['', '', title, location.href, true];
+const over = () => ['', '', title, location.href, true];
+const html = document.documentElement ? document.documentElement.outerHTML : '';
+if (html.length > arguments[0]) return over();
+const text = document.body ? document.body.innerText : '';
+if (html.length + text.length > arguments[0]) return over();
 return [html, text, title, location.href];
 "#;
 

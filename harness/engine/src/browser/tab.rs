@@ -583,12 +583,14 @@ mod tests {
     }
 
     /// A page whose DOM outgrows the harness's body limit fails the step
-    /// in the page: it is never carried to the harness whole.
+    /// in the page: it is never carried to the harness whole. (The text is
+    /// hidden: laid out, one word of 16 MiB kept the renderer busy 9 s, 13 s
+    /// on a loaded machine, and CI once failed at WebDriver's 15 s timeout.)
     #[tokio::test]
     async fn a_page_over_the_body_limit_is_refused_unread() {
         let over = crate::limits::DEFAULT_BODY_LIMIT + 1;
         let page = format!(
-            "<p id=p></p><script>document.getElementById('p').textContent = 'x'.repeat({over})</script>"
+            "<p id=p hidden></p><script>document.getElementById('p').textContent = 'x'.repeat({over})</script>"
         );
         let (driver, _tab) = refused_page(page, "larger than the harness's limit").await;
         driver.stop().await;
