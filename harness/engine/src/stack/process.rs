@@ -136,8 +136,9 @@ async fn ready(core: &mut ManagedChild) -> Result<String> {
 /// the public URL be absent (the bound address), or set with or without a
 /// trailing `/`: each stack gets one of the three, chosen by its name, so
 /// every run meets all three on a third of its stacks each and a trial is
-/// reproduced with the same one.
-fn public_url(name: &str) -> Result<Vec<(String, String)>> {
+/// reproduced with the same one. (The Docker runtime's Cores share the
+/// host's network, so they are launched the same way.)
+pub(super) fn public_url(name: &str) -> Result<Vec<(String, String)>> {
     let form = name
         .bytes()
         .fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(b.into()))
