@@ -518,8 +518,8 @@ impl Drop for DockerRuntime {
     }
 }
 
-/// Publishes the Core's port on the loopback interface only: a stack holds
-/// an admin account and is nobody else's business.
+/// Publishes the database container's port on the loopback interface only:
+/// it holds every stack's data and is nobody else's business.
 fn publish_on_loopback_only(config: &mut testcontainers::bollard::models::HostConfig) {
     if let Some(bindings) = config.port_bindings.as_mut() {
         for binding in bindings.values_mut().flatten().flatten() {
