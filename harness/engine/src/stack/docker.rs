@@ -37,7 +37,7 @@ use super::docker_api::{
     DockerApi, OWNER_LABEL, RUN_LABEL, STACK_LABEL, owner_token, split_reference,
 };
 use super::handle::CoreRun;
-use super::process::{ADMIN_USER, wait_healthy};
+use super::process::{ADMIN_USER, LISTENING, public_url, wait_healthy};
 use super::{
     AdminCredential, Backend, BoxFuture, DatabaseProvider, Runtime, STARTUP_TIMEOUT, Stack,
     StackSpec,
@@ -46,8 +46,6 @@ use crate::child::{SharedLog, tail};
 use crate::error::{HarnessError, Result};
 use crate::secrets::SecretRegistry;
 
-/// The start of the line a Core prints once bound (spec §5).
-const LISTENING: &str = "core listening on";
 /// How much of a Core's output is searched for that line: what a Core
 /// prints before it is bounded, like everything read from a Core.
 const LISTENING_WITHIN: u64 = 1 << 20;
@@ -274,7 +272,7 @@ impl DockerRuntime {
         if let Some(dir) = c.mounted {
             request = request.with_mount(Mount::bind_mount(dir.display().to_string(), DATA_DIR));
         }
-        for (key, value) in super::process::public_url(&spec.name)? {
+        for (key, value) in public_url(&spec.name)? {
             request = request.with_env_var(key, value);
         }
         if let Ok(filter) = std::env::var("GRANTGATE_CORE_LOG") {
@@ -285,7 +283,7 @@ impl DockerRuntime {
         }
         let core = request.start().await.map_err(|e| match e {
             TestcontainersError::WaitContainer(wait) => HarnessError::LaunchContract(format!(
-                "core container {} never printed `core listening on` ({wait}); its output:\n{}",
+                "core container {} never printed `{LISTENING}` ({wait}); its output:\n{}",
                 c.name,
                 tail(&log.text())
             )),

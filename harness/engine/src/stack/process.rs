@@ -107,10 +107,14 @@ impl ProcessRuntime {
     }
 }
 
+/// The start of the line a Core prints once bound (spec §5); the rest is
+/// its URL.
+pub(super) const LISTENING: &str = "core listening on";
+
 /// Waits for `core`'s listening line, then for it to be healthy; its URL.
 async fn ready(core: &mut ManagedChild) -> Result<String> {
     let base_url = core
-        .wait_for_line("core listening on", crate::limits::launch_step_timeout())
+        .wait_for_line(LISTENING, crate::limits::launch_step_timeout())
         .await
         .map_err(|e| HarnessError::LaunchContract(e.to_string()))?
         .trim_end_matches('/')
@@ -125,7 +129,7 @@ async fn ready(core: &mut ManagedChild) -> Result<String> {
         status = exited => {
             let report = core.exit_report(&status).await;
             return Err(HarnessError::LaunchContract(format!(
-                "after printing `core listening on`, the {report}"
+                "after printing `{LISTENING}`, the {report}"
             )));
         }
     }
