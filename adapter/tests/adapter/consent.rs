@@ -3,13 +3,11 @@
 //! fake authorization server that counts token POSTs and checks each
 //! verifier against its challenge.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::{oauth::*, *};
 use rmcp::model::ElicitationAction;
 use serde_json::json;
-use support::{oauth::*, *};
 
 /// Checks an authorize URL against the spec and returns its parameters.
 fn check_authorize_url(core: &FakeCore, url: &str) -> Authorize {

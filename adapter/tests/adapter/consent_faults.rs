@@ -4,10 +4,8 @@
 //! does `adapter-follows-redirect`, whose client the token POST shares.
 #![cfg(feature = "faults")]
 
-mod support;
-
+use crate::support::{oauth::*, *};
 use rmcp::model::ElicitationAction;
-use support::{oauth::*, *};
 
 async fn faulty(core: &FakeCore, fault: &str, extra: &[&str]) -> HttpAdapter {
     start_consent(core, &[("AWG_FAULT", fault)], extra, None).await

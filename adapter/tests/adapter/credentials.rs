@@ -2,11 +2,9 @@
 //! configuration; stdio uses the process token or Basic credentials; with
 //! none at all the call is refused locally.
 
-mod support;
-
+use crate::support::*;
 use rmcp::{model::ProtocolVersion, service::ClientLifecycleMode};
 use serde_json::json;
-use support::*;
 
 const BASIC_ENV: &[(&str, &str)] = &[
     ("AWG_BASIC_USER", "lab-bot"),

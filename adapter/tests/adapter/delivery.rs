@@ -3,10 +3,8 @@
 //! inconsistent write answer is `delivery_uncertain` with read-back advice.
 //! The same faults on reads are `upstream_error` / `malformed_response`.
 
-mod support;
-
+use crate::support::*;
 use serde_json::{Value, json};
-use support::*;
 
 const REDIRECTS: [u16; 5] = [301, 302, 303, 307, 308];
 

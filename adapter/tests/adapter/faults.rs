@@ -3,14 +3,12 @@
 //! breaks the one rule of spec §6 it names, seen at a scripted upstream.
 //! Without `AWG_FAULT` a faults build passes this crate's whole suite.
 
-mod support;
-
 use std::process::{Command, Stdio};
 
 /// Starts the adapter on stdio with `AWG_FAULT=value`; it must exit with
 /// status 2 before serving. Returns its stderr.
 fn refused_start(value: &str) -> String {
-    let out = Command::new(support::BIN)
+    let out = Command::new(crate::support::BIN)
         .env_clear()
         .args(["--core-url", "http://127.0.0.1:9"])
         .env("AWG_TOKEN", "process-token-5c1d")

@@ -3,12 +3,10 @@
 //! exit-2 errors for a Core URL that is not a bare origin, and answers that
 //! do not wait on the client's delayed ACKs.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::*;
 use serde_json::json;
-use support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn initialize_body() -> String {

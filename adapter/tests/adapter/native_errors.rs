@@ -2,10 +2,8 @@
 //! no upstream body, `Location`, credential or raw bytes reach the caller or
 //! the adapter's logs.
 
-mod support;
-
+use crate::support::*;
 use serde_json::json;
-use support::*;
 
 const STATUSES: [(u16, &str); 6] = [
     (400, "bad_request"),

@@ -2,10 +2,8 @@
 //! `X-Total-Count` / `Link` even when the Core clamps, Link URLs never followed,
 //! `snapshot: false`.
 
-mod support;
-
+use crate::support::*;
 use serde_json::{Value, json};
-use support::*;
 
 fn grants(ids: std::ops::RangeInclusive<i64>) -> Value {
     Value::Array(ids.map(|id| grant(id, "awaiting_agent")).collect())

@@ -3,11 +3,9 @@
 //! Streamable HTTP with its own bearer, and over stdio with the process
 //! token), and every answer is the Core's own.
 
-mod support;
-
+use crate::support::{refcore::*, *};
 use rmcp::{model::ProtocolVersion, service::ClientLifecycleMode};
 use serde_json::{Value, json};
-use support::{refcore::*, *};
 
 const OWNER: &str = "alice";
 const OWNER_PASSWORD: &str = "alice-password-77e1";

@@ -2,11 +2,9 @@
 //! marks, emoji and CRLF reaches the Core and comes back byte-identical,
 //! over Streamable HTTP and over stdio.
 
-mod support;
-
+use crate::support::*;
 use rmcp::{model::ProtocolVersion, service::ClientLifecycleMode};
 use serde_json::{Value, json};
-use support::*;
 
 /// About 250 KiB of awkward text.
 fn awkward_text() -> String {

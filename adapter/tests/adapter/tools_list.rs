@@ -2,11 +2,9 @@
 //! schema is closed. Served to 2025-06-18, 2025-11-25 and 2026-07-28 clients
 //! over Streamable HTTP and stdio.
 
-mod support;
-
+use crate::support::*;
 use rmcp::{model::ProtocolVersion, service::ClientLifecycleMode};
 use serde_json::Value;
-use support::*;
 
 const SNAPSHOT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

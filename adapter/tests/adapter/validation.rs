@@ -1,11 +1,9 @@
 //! Strict inputs (spec §6): every refusal is a tool error naming the field,
 //! made before any upstream request — counted at the upstream.
 
-mod support;
-
+use crate::support::*;
 use rmcp::{model::ProtocolVersion, service::ClientLifecycleMode};
 use serde_json::{Value, json};
-use support::*;
 
 /// `(tool, arguments, offending field)`.
 fn cases() -> Vec<(&'static str, Value, &'static str)> {
