@@ -236,7 +236,8 @@ impl Human {
     /// answer's status as `status` (a consent refusal must not send the
     /// browser to a client, spec §9).
     pub async fn open_on_core(&self, url: &url::Url) -> Step<Page> {
-        self.walk("GET", url.clone(), Vec::new(), &[], true).await
+        self.walk("GET", url.clone(), Vec::new(), &[], true, false)
+            .await
     }
 
     /// Submits a form exactly as filled, following redirects.
@@ -595,11 +596,13 @@ impl Human {
         fields: Vec<(String, String)>,
         headers: &[(&str, &str)],
     ) -> Step<Page> {
-        self.walk(method, url, fields, headers, false).await
+        self.walk(method, url, fields, headers, false, false).await
     }
 
     /// [`navigate`](Self::navigate); with `core_only`, a redirect off the
-    /// Core's origin is not followed (see [`open_on_core`](Self::open_on_core)).
+    /// Core's origin is not followed (see [`open_on_core`](Self::open_on_core));
+    /// with `in_jar`, every request goes with the jar as it is, whatever the
+    /// surface (whose browser the caller holds still).
     async fn walk(
         &self,
         method: &str,
@@ -607,6 +610,7 @@ impl Human {
         mut fields: Vec<(String, String)>,
         headers: &[(&str, &str)],
         core_only: bool,
+        in_jar: bool,
     ) -> Step<Page> {
         let mut method = method.to_ascii_uppercase();
         let mut redirects = Vec::new();
@@ -635,7 +639,11 @@ impl Human {
             let request = req
                 .build()
                 .map_err(|e| Abort::errored(format!("request to {url}: {e}")))?;
-            let answer = self.exchange(request).await?;
+            let answer = if in_jar {
+                self.exchange_in_jar(request).await?
+            } else {
+                self.exchange(request).await?
+            };
             let location = answer.header("location");
             match (answer.status, location) {
                 (301 | 302 | 303 | 307 | 308, Some(location)) => {
@@ -702,7 +710,7 @@ impl User for Human {
         url: url::Url,
         fields: Vec<(String, String)>,
     ) -> futures::future::BoxFuture<'a, Step<Page>> {
-        Box::pin(Human::navigate(self, method, url, fields, &[]))
+        Box::pin(self.walk(method, url, fields, &[], false, true))
     }
 
     fn exchange_in_jar(

@@ -28,7 +28,8 @@ pub(super) trait User: Sync {
     fn base(&self) -> &url::Url;
     /// The human's cookie jar (the HTTP level's).
     fn jar(&self) -> &CookieStoreMutex;
-    /// A navigation at the HTTP level, following redirects.
+    /// A navigation at the HTTP level with the jar as it is, following
+    /// redirects.
     fn navigate<'a>(
         &'a self,
         method: &'a str,
@@ -115,7 +116,11 @@ impl Surface for Chromium {
     }
 
     /// Submits `form` in the real browser ([`Tab::submit`]); a GET form is
-    /// a navigation to its URL.
+    /// a navigation to its URL. A form the browser does not show (from an
+    /// older page, or built by hand) is an edit of the page, not a button a
+    /// person clicks: it goes at the HTTP level with the browser's cookies,
+    /// as the moves a browser cannot make do, unless a value holds a line
+    /// break (the browser's own form encoding sends that).
     fn submit<'a>(&'a self, human: &'a dyn User, form: &'a Form) -> BoxFuture<'a, Step<Page>> {
         Box::pin(async move {
             if form.method == "GET" && form.dom.is_none() {
@@ -134,8 +139,12 @@ impl Surface for Chromium {
                     &form.action,
                     &form.fields,
                 )
-                .await;
-            self::shown(&self.0, human, "click", shown).await
+                .await
+                .transpose();
+            match shown {
+                Some(shown) => self::shown(&self.0, human, "click", shown).await,
+                None => self.edit(human, form).await,
+            }
         })
     }
 
@@ -176,6 +185,23 @@ impl Surface for Chromium {
 }
 
 impl Chromium {
+    /// Sends an edit of the page at the HTTP level, redirects followed, with
+    /// the browser's cookies copied to the jar before and back after (when
+    /// the answers changed them) while the browser does nothing else.
+    async fn edit(&self, human: &dyn User, form: &Form) -> Step<Page> {
+        let _turn = self.0.hold().await;
+        self.jar_from_browser(human).await?;
+        let before = jar_cookies(human);
+        let edited = form.fields.clone();
+        let page = human
+            .navigate(&form.method, form.action.clone(), edited)
+            .await;
+        if jar_cookies(human) != before {
+            self.browser_from_jar(human).await?;
+        }
+        page
+    }
+
     /// Copies the browser's cookies into the jar (before an HTTP-level move).
     async fn jar_from_browser(&self, human: &dyn User) -> Step<()> {
         let cookies = self.0.cookies().await?;
@@ -228,6 +254,14 @@ impl Chromium {
         };
         self.0.set_cookies(cookies).await
     }
+}
+
+/// The jar's cookies, to tell whether answers changed them.
+fn jar_cookies(human: &dyn User) -> Vec<String> {
+    let store = human.jar().lock().unwrap_or_else(|e| e.into_inner());
+    let mut all: Vec<String> = store.iter_unexpired().map(|c| c.to_string()).collect();
+    all.sort();
+    all
 }
 
 /// Adds the page `tab` shows now to the trial's page trail, with a

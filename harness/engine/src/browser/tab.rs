@@ -181,10 +181,14 @@ impl Tab {
     /// filled so that it sends `fields` — controls it does not send are
     /// disabled, values it lacks added as hidden inputs (an attacker editing
     /// the page) — and sent by clicking its submit button `button` (none: a
-    /// person cannot submit it). Any other form (read from an older page, or
-    /// built by hand) is built into a page of the action's origin with a
-    /// button of its own, as an attacker's edit or a tab kept open would
-    /// send it. The button's own pair is sent by the click.
+    /// person cannot submit it). The button's own pair is sent by the click.
+    ///
+    /// Any other form (read from an older page, or built by hand) is an
+    /// edit of the page, not a button a person clicks: it is not sent here
+    /// (`None`), but by the caller at the HTTP level with the browser's
+    /// cookies — unless a value holds a line break, which only the browser's
+    /// own form encoding may send: then it is built into a page of the
+    /// action's origin with a button of its own, and clicked.
     pub async fn submit(
         &self,
         dom: Option<(u64, usize)>,
@@ -192,7 +196,7 @@ impl Tab {
         method: &str,
         action: &url::Url,
         fields: &[(String, String)],
-    ) -> Step<Shown> {
+    ) -> Step<Option<Shown>> {
         let _turn = self.turn.lock().await;
         let list: Vec<Value> = fields.iter().map(|(n, v)| json!([n, v])).collect();
         let refused = |why: &str| {
@@ -206,19 +210,22 @@ impl Tab {
         {
             let fill = format!("{FILL}{CLICK_POINT}");
             let args = vec![json!(index), json!(button), Value::Array(list)];
-            return self.click(&fill, args, refused).await;
+            return self.click(&fill, args, refused).await.map(Some);
+        }
+        if !fields.iter().any(|(_, v)| v.contains(['\r', '\n'])) {
+            return Ok(None);
         }
         let inject = format!("{INJECT}{CLICK_POINT}");
         let args = vec![json!(method), json!(action.as_str()), Value::Array(list)];
         let here = self.script(&inject, args.clone()).await?;
         if here != json!(ELSEWHERE) {
-            return self.click_at(here, refused).await;
+            return self.click_at(here, refused).await.map(Some);
         }
         let root = action
             .join("/")
             .map_err(|e| Abort::errored(format!("{action}: {e}")))?;
         self.open(&root).await?;
-        self.click(&inject, args, refused).await
+        self.click(&inject, args, refused).await.map(Some)
     }
 
     /// Opens `url` (another site's page that navigates on its own) and
@@ -533,6 +540,63 @@ mod tests {
             .unwrap();
         assert_eq!(bob.script(stored, vec![]).await.unwrap(), Value::Null);
         drop(bob);
+        driver.stop().await;
+    }
+
+    /// A form the browser shows is clicked; one from an older page is an
+    /// edit, left to the caller unsent, unless a value holds a line break,
+    /// which the browser's own form encoding sends (as CRLF).
+    #[tokio::test]
+    async fn an_older_form_is_clicked_only_for_its_line_breaks() {
+        crate::chromium::chromium(); // fails naming the install command
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let site: url::Url = format!("http://{}/", listener.local_addr().unwrap())
+            .parse()
+            .unwrap();
+        let posts = Arc::new(AtomicU64::new(0));
+        let counted = posts.clone();
+        let app = axum::Router::new()
+            .route(
+                "/",
+                axum::routing::get(|| async {
+                    axum::response::Html(
+                        "<form method=post action=/echo><input name=v><button>go</button></form>",
+                    )
+                }),
+            )
+            .route(
+                "/echo",
+                axum::routing::post(move |body: String| async move {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                    axum::response::Html(format!("<p>{body}</p>"))
+                }),
+            );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let driver = Driver::start().await.unwrap();
+        let browser = Tab::new(driver.clone());
+        let action = site.join("/echo").unwrap();
+
+        let page = browser.goto(&site).await.unwrap();
+        let here = Some((page.doc, 0));
+        let (tab, action) = (&browser, &action);
+        let send = |v: &str| {
+            let field = [("v".to_owned(), v.to_owned())];
+            async move { tab.submit(here, Some(0), "POST", action, &field).await }
+        };
+        let shown = send("a b").await.unwrap();
+        assert_eq!(
+            shown.expect("the form shown is clicked").text.trim(),
+            "v=a+b"
+        );
+        assert!(
+            send("c d").await.unwrap().is_none(),
+            "an edit is the caller's"
+        );
+        assert_eq!(posts.load(Ordering::SeqCst), 1);
+        let lines = send("e\nf").await.unwrap();
+        let lines = lines.expect("a line break goes by the browser");
+        assert_eq!(lines.text.trim(), "v=e%0D%0Af");
+        drop(browser);
         driver.stop().await;
     }
 
