@@ -6,23 +6,32 @@ use grantgate_engine::prelude::*;
 use crate::support::flows::{LAB, LAB_BOT};
 
 /// alice logs in and prepares `n` grants for lab-bot and one for other-bot,
-/// through the form; returns lab-bot's grant ids in preparation order.
+/// through one new-grant form sent again with each task, as a person sends
+/// a form kept open; returns lab-bot's grant ids in preparation order.
 pub(crate) async fn prepared(ctx: &mut Ctx, n: usize) -> Step<Vec<i64>> {
     let alice = ctx.human("alice")?;
     ctx.step(&format!(
         "alice logs in and prepares {n} grants for lab-bot and one for other-bot through the form"
     ));
     alice.login().await?;
-    let mut ids = Vec::with_capacity(n);
-    for i in 1..=n {
-        let (grant, _) = alice
-            .prepare_grant(LAB, LAB_BOT, &format!("task {i} of {n}"), "summary")
-            .await?;
-        ids.push(grant.id);
+    let form = alice.prepare_form(LAB, LAB_BOT, "", "summary").await?;
+    let mut ids = Vec::with_capacity(n + 1);
+    for (agent, task) in (1..=n)
+        .map(|i| (LAB_BOT, format!("task {i} of {n}")))
+        .chain([("other-bot", "other task".to_owned())])
+    {
+        let mut form = form.clone();
+        form.set(fields::AGENT, agent).set(fields::TASK, &task);
+        let landed = alice.submit(&form).await?;
+        let id = core_api::grant_id_of_page(&landed.url).ok_or_else(|| {
+            Abort::failed(format!(
+                "preparing grant `{task}` landed on {} (status {}), not on a grant page",
+                landed.url, landed.status
+            ))
+        })?;
+        ids.push(id);
     }
-    alice
-        .prepare_grant(LAB, "other-bot", "other task", "summary")
-        .await?;
+    ids.pop();
     Ok(ids)
 }
 
