@@ -288,7 +288,8 @@ struct Selection {
 struct RunArgs {
     #[command(flatten)]
     selection: Selection,
-    /// How many stacks run at once (default: the number of cores).
+    /// How many stacks run at once (default: the number of cores; one more
+    /// with `--browser chromium`).
     #[arg(short = 'j', long)]
     jobs: Option<usize>,
     /// Also write the JUnit file here (a stable path for CI).
@@ -599,6 +600,13 @@ fn baseline(args: BaselineArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// `--jobs` unless given: the cores, and one more with humans in Chromium,
+/// whose trials spend part of their time waiting on the browser's round
+/// trips (one more trial keeps both cores busy: docs/performance.md).
+fn default_jobs_for(browser: grantgate_engine::browser::BrowserKind) -> usize {
+    default_jobs() + usize::from(browser == grantgate_engine::browser::BrowserKind::Chromium)
+}
+
 async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let signer = args.attest.signer()?;
     let baseline = read_baseline(args.expected_failures.as_deref())?;
@@ -609,7 +617,7 @@ async fn run(args: RunArgs) -> anyhow::Result<u8> {
         .exact_and_skip(args.selection.exact, args.selection.skip)
         .families(args.selection.families)
         .shard(args.shard)
-        .jobs(args.jobs.unwrap_or_else(default_jobs))
+        .jobs(args.jobs.unwrap_or_else(|| default_jobs_for(args.browser)))
         .core_bin(args.core_bin)
         .adapter_bin(args.adapter_bin)
         .report_dir(args.report_dir)
