@@ -602,7 +602,7 @@ fn baseline(args: BaselineArgs) -> ExitCode {
 
 /// `--jobs` unless given: the cores, and one more with humans in Chromium,
 /// whose trials spend part of their time waiting on the browser's round
-/// trips (one more trial keeps both cores busy: docs/performance.md).
+/// trips (one more trial keeps the cores busy: docs/performance.md).
 fn default_jobs_for(browser: grantgate_engine::browser::BrowserKind) -> usize {
     default_jobs() + usize::from(browser == grantgate_engine::browser::BrowserKind::Chromium)
 }

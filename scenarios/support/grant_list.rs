@@ -15,23 +15,22 @@ pub(crate) async fn prepared(ctx: &mut Ctx, n: usize) -> Step<Vec<i64>> {
     ));
     alice.login().await?;
     let form = alice.prepare_form(LAB, LAB_BOT, "", "summary").await?;
-    let mut ids = Vec::with_capacity(n + 1);
-    for (agent, task) in (1..=n)
-        .map(|i| (LAB_BOT, format!("task {i} of {n}")))
-        .chain([("other-bot", "other task".to_owned())])
-    {
+    let prepare = async |agent: &str, task: &str| -> Step<i64> {
         let mut form = form.clone();
-        form.set(fields::AGENT, agent).set(fields::TASK, &task);
+        form.set(fields::AGENT, agent).set(fields::TASK, task);
         let landed = alice.submit(&form).await?;
-        let id = core_api::grant_id_of_page(&landed.url).ok_or_else(|| {
+        core_api::grant_id_of_page(&landed.url).ok_or_else(|| {
             Abort::failed(format!(
                 "preparing grant `{task}` landed on {} (status {}), not on a grant page",
                 landed.url, landed.status
             ))
-        })?;
-        ids.push(id);
+        })
+    };
+    let mut ids = Vec::with_capacity(n);
+    for i in 1..=n {
+        ids.push(prepare(LAB_BOT, &format!("task {i} of {n}")).await?);
     }
-    ids.pop();
+    prepare("other-bot", "other task").await?;
     Ok(ids)
 }
 
