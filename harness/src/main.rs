@@ -14,7 +14,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use grantgate_engine::config::{
     DEFAULT_CORE_IMAGE, DEFAULT_POSTGRES_IMAGE, DEFAULT_TRIAL_TIMEOUT, DEFAULT_UNANSWERED_AFTER,
-    DEFAULT_UNUSABLE_AFTER, RunConfig, RunConfigBuilder, default_jobs, parse_env_pair,
+    DEFAULT_UNUSABLE_AFTER, RunConfig, RunConfigBuilder, default_jobs, default_jobs_for,
+    parse_env_pair,
 };
 use grantgate_engine::error::HarnessError;
 use grantgate_engine::limits::EXCHANGE_TIMEOUT;
@@ -598,13 +599,6 @@ fn baseline(args: BaselineArgs) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
-}
-
-/// `--jobs` unless given: the cores, and one more with humans in Chromium,
-/// whose trials spend part of their time waiting on the browser's round
-/// trips (one more trial keeps the cores busy: docs/performance.md).
-fn default_jobs_for(browser: grantgate_engine::browser::BrowserKind) -> usize {
-    default_jobs() + usize::from(browser == grantgate_engine::browser::BrowserKind::Chromium)
 }
 
 async fn run(args: RunArgs) -> anyhow::Result<u8> {

@@ -132,6 +132,13 @@ pub fn default_jobs() -> usize {
         .unwrap_or(1)
 }
 
+/// `--jobs` unless given: the cores, and one more with humans in Chromium,
+/// whose trials spend part of their time waiting on the browser's round
+/// trips (one more trial keeps the cores busy: docs/performance.md).
+pub fn default_jobs_for(browser: crate::browser::BrowserKind) -> usize {
+    default_jobs() + usize::from(browser == crate::browser::BrowserKind::Chromium)
+}
+
 /// Parses one `KEY=VALUE` of `--core-env` / `--adapter-env`. The key must be
 /// a non-empty name without `=` or NUL; the value may be empty.
 pub fn parse_env_pair(text: &str) -> std::result::Result<(String, String), String> {

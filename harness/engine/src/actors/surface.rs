@@ -148,22 +148,13 @@ impl Surface for Chromium {
         })
     }
 
-    /// The request with the browser's cookies, copied to the jar and back
-    /// while the browser does nothing else (a navigation or another move
-    /// between the copies would go without the session, or undo what the
-    /// answer set).
+    /// The request with the browser's cookies ([`Chromium::in_jar`]).
     fn exchange<'a>(
         &'a self,
         human: &'a dyn User,
         request: reqwest::Request,
     ) -> BoxFuture<'a, Step<Answer>> {
-        Box::pin(async move {
-            let _turn = self.0.hold().await;
-            self.jar_from_browser(human).await?;
-            let answer = human.exchange_in_jar(request).await?;
-            self.browser_from_jar(human).await?;
-            Ok(answer)
-        })
+        Box::pin(self.in_jar(human, human.exchange_in_jar(request)))
     }
 
     /// A real browser sends every line break of a field as CRLF (the HTML
@@ -185,21 +176,28 @@ impl Surface for Chromium {
 }
 
 impl Chromium {
-    /// Sends an edit of the page at the HTTP level, redirects followed, with
-    /// the browser's cookies copied to the jar before and back after (when
-    /// the answers changed them) while the browser does nothing else.
+    /// Sends an edit of the page at the HTTP level, redirects followed,
+    /// with the browser's cookies ([`Chromium::in_jar`]).
     async fn edit(&self, human: &dyn User, form: &Form) -> Step<Page> {
+        let edited = form.fields.clone();
+        let walk = human.navigate(&form.method, form.action.clone(), edited);
+        self.in_jar(human, walk).await
+    }
+
+    /// Runs `go`, a move at the HTTP level, with the browser's cookies
+    /// copied to the jar before it and back after it (when its answers
+    /// changed them), while the browser does nothing else: a navigation
+    /// between the copies would go without the session, or undo what the
+    /// answers set.
+    async fn in_jar<T>(&self, human: &dyn User, go: BoxFuture<'_, Step<T>>) -> Step<T> {
         let _turn = self.0.hold().await;
         self.jar_from_browser(human).await?;
         let before = jar_cookies(human);
-        let edited = form.fields.clone();
-        let page = human
-            .navigate(&form.method, form.action.clone(), edited)
-            .await;
+        let done = go.await;
         if jar_cookies(human) != before {
             self.browser_from_jar(human).await?;
         }
-        page
+        done
     }
 
     /// Copies the browser's cookies into the jar (before an HTTP-level move).
